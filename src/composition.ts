@@ -48,6 +48,8 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
     vectors: new VectorIndexes(base.store.db),
     skills: new SkillLibrary(),
   } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
+  // Analyses started by syncs finish before the store closes (closers run in reverse).
+  closers.push(() => ctx.statistics.settle());
   ctx.connectors = new ConnectorCache({
     store: base.store,
     keyring: base.keyring,

@@ -387,4 +387,23 @@ ${TRIGRAM_INDEXES}
 ${SORT_INDEXES}
     `,
   },
+  {
+    version: 10,
+    name: 'context store: records seen by the full sync under way',
+    // A full sync notes the id of every record it reads here (src/context/sync/records.ts), and its final
+    // sweep marks deleted the live records it did not note; the notes are cleared when the sync ends.
+    // Before, an unchanged record was updated (last_synced_at) instead: a new row version, so every index
+    // of context_records (the trigram ones re-reading the whole record) was written again for each record
+    // of each re-sync. context_records.last_synced_at is now when a sync last wrote the record. The notes
+    // only matter while their sync runs, so the table is unlogged (not written twice, emptied after a crash
+    // of PostgreSQL, when the sync under way has stopped anyway).
+    sql: `
+      CREATE UNLOGGED TABLE context_sync_seen (
+        connector_id uuid NOT NULL,
+        entity text NOT NULL,
+        record_id text NOT NULL,
+        PRIMARY KEY (connector_id, entity, record_id)
+      );
+    `,
+  },
 ];

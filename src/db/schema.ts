@@ -62,9 +62,17 @@ export interface ContextRecordsTable {
   /** Hash of the record as synced, so an unchanged record is not rewritten or re-embedded. */
   content_hash: string;
   first_seen_at: Timestamp;
+  /** When a sync last wrote the record (new, changed or reappeared); an unchanged record is not rewritten. */
   last_synced_at: Timestamp;
   /** Set when a complete sync no longer sees the record; such records leave search results. */
   deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
+export interface ContextSyncSeenTable {
+  connector_id: string;
+  entity: string;
+  record_id: string;
 }
 
 export type SyncStatus = 'initializing' | 'ready' | 'updating' | 'failed';
@@ -204,6 +212,7 @@ export interface DatabaseSchema {
   connectors: ConnectorsTable;
   context_records: ContextRecordsTable;
   context_sync_state: ContextSyncStateTable;
+  context_sync_seen: ContextSyncSeenTable;
   context_passages: ContextPassagesTable;
   context_semantic_state: ContextSemanticStateTable;
   source_templates: SourceTemplatesTable;

@@ -58,9 +58,26 @@ export class TableStatistics {
     if (state.written >= Math.max(500, state.baseline * 0.2)) await this.analyze(table, state);
   }
 
-  /** Analyzes a table once per service if it has no column statistics yet (rows loaded by another process). */
+  /**
+   * Counts rows written to a table and, when enough changed, analyzes it in the background: the writer
+   * (a sync finishing an entity) does not wait for it; readers do (ensure), and so does settle().
+   */
+  noteRowsWrittenLater(table: StatisticsTable, count: number, onError: (error: unknown) => void): void {
+    this.noteRowsWritten(table, count).catch(onError);
+  }
+
+  /** Waits for the analyses under way (before the store closes). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.states.values()].map((state) => state.running?.catch(() => undefined)));
+  }
+
+  /**
+   * Analyzes a table once per service if it has no column statistics yet (rows loaded by another
+   * process); waits for an analysis of it under way, so a search right after a sync plans with its rows.
+   */
   async ensure(table: StatisticsTable): Promise<void> {
     const state = this.stateOf(table);
+    if (state.running) await state.running.catch(() => undefined);
     if (state.checked) return;
     const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`
       SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = ${table}) AS analyzed,

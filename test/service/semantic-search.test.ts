@@ -15,7 +15,7 @@ import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } 
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
 import { vectorIndexName } from '../../src/context/semantic/vector-store.js';
-import { preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
+import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -473,16 +473,14 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       credentials: { api_key: 'lin_api_c' },
       name: 'deletions',
     });
-    const started = new Date(Date.now() - 1000);
     await put(a, connector, CORPUS.slice(0, 3));
     expect((await search(a, connector, { prompt: 'money back', min_similarity: -1 })).data).toHaveLength(3);
-    await service.store.db
-      .updateTable('context_records')
-      .set({ last_synced_at: new Date(Date.now() - 60_000) })
-      .where('connector_id', '=', connector)
-      .where('record_id', '=', 'i-refund')
-      .execute();
-    expect(await sweepUnseen(service.store.db, { organizationId: a.organizationId, connectorId: connector, entity: 'issues' }, started)).toBe(1);
+    // A full sync that reads every record but i-refund: its sweep marks i-refund deleted.
+    const scope = { organizationId: a.organizationId, connectorId: connector, entity: 'issues' };
+    const seen = CORPUS.slice(0, 3).filter((issue) => issue.id !== 'i-refund');
+    await writePage(service.store.db, scope, preparePage(seen, issues.record).records, { track: true });
+    expect(await sweepUnseen(service.store.db, scope)).toBe(1);
+    await forgetSeen(service.store.db, scope);
     const after = await search(a, connector, { prompt: 'money back', min_similarity: -1 });
     expect(after.data.map((hit) => hit.entity.id).sort()).toEqual(['i-address', 'i-password']);
   });

@@ -26,7 +26,7 @@ import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
-import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
+import { canonicalJson, forgetHashes, forgetSeen, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, type ModeDecision } from './incremental.js';
@@ -168,6 +168,30 @@ class PageError extends Error {
     readonly origin: unknown,
   ) {
     super(text);
+  }
+}
+
+/**
+ * The items of `source`, asking it for the next one as soon as one is handed out: the next page is
+ * fetched while the caller writes this one. When the caller stops early, the source is ended once the
+ * read under way settles (its failure is not the caller's any more).
+ */
+export async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = source.next();
+      // Observed now: if the caller stops before awaiting it, its failure must not go unhandled.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    void next.then(
+      () => source.return(undefined),
+      () => undefined,
+    );
   }
 }
 
@@ -450,15 +474,19 @@ export class ConnectorSync {
         elapsedMs: performance.now() - counts.started,
         ...extra,
       });
+    // A full walk notes what it reads for its final sweep; notes left by a sync that stopped with the process go first.
+    const track = mode === 'full';
+    if (track) await forgetSeen(ctx.store.db, scope);
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
     try {
       for await (const context of this.contexts(name)) {
-        for await (const items of this.pages(name, context, walk)) {
+        // The next page is read while this one is written.
+        for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
           const prepared = preparePage(items, entity.record);
-          const written = await writePage(ctx.store.db, scope, prepared.records);
+          const written = await writePage(ctx.store.db, scope, prepared.records, { track });
           counts.pages += 1;
           counts.records += prepared.records.length;
           counts.changed += written.changed.length;
@@ -484,6 +512,7 @@ export class ConnectorSync {
       }
     } catch (error) {
       if (!(await this.connectorExists())) {
+        await forgetSeen(ctx.store.db, scope);
         const reason = 'the connector was deleted';
         progress('skipped', { reason });
         return {
@@ -510,9 +539,10 @@ export class ConnectorSync {
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
-    await ctx.statistics
-      .noteRowsWritten('context_records', counts.changed + deleted)
-      .catch((error: unknown) => this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'));
+    // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
+    ctx.statistics.noteRowsWrittenLater('context_records', counts.changed + deleted, (error: unknown) =>
+      this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
+    );
     // An incremental walk saw only the changed records: children read the parents from the store instead.
     if (mode === 'incremental') this.incrementallyRead.add(name);
     else if (memo) this.memo.set(name, memo);

@@ -12,19 +12,41 @@ import type { SyncedRecord } from '../observers.js';
 
 type Db = Kysely<DatabaseSchema>;
 
-/** JSON with object keys sorted at every level: equal records give equal text whatever the vendor's key order. */
+/**
+ * JSON with object keys sorted at every level: equal records give equal text whatever the vendor's key
+ * order. It is also the text the record is stored from (jsonb keeps no key order), so it is made once.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      if (index > 0) text += ',';
+      text += item === undefined ? 'null' : canonicalJson(item);
+    }
+    return `${text}]`;
+  }
+  const keys = Object.keys(value).sort();
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+    first = false;
+  }
+  return `${text}}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** sha256 (hex) of the record's canonical JSON. */
 export function contentHash(record: unknown): string {
-  return createHash('sha256').update(canonicalJson(record)).digest('hex');
+  return sha256(canonicalJson(record));
 }
 
 function idText(value: unknown): string | undefined {
@@ -54,6 +76,8 @@ export function recordIdOf(record: unknown, definition: Pick<RecordDefinition, '
 export interface PreparedRecord {
   recordId: string;
   data: Record<string, unknown>;
+  /** canonicalJson(data): what is stored and hashed. */
+  json: string;
   hash: string;
 }
 
@@ -79,7 +103,8 @@ export function preparePage(items: unknown[], definition: Pick<RecordDefinition,
     }
     const data = item as Record<string, unknown>;
     byId.delete(recordId);
-    byId.set(recordId, { recordId, data, hash: contentHash(data) });
+    const json = canonicalJson(data);
+    byId.set(recordId, { recordId, data, json, hash: sha256(json) });
   }
   return { records: [...byId.values()], skipped };
 }
@@ -125,63 +150,41 @@ export interface PageWrite {
   unchanged: number;
 }
 
-/** Rows per INSERT statement (6 params each, well below PostgreSQL's 65,535). */
+/** Ids per statement of forgetHashes. */
 const CHUNK = 1000;
 
 /**
- * Upserts one page in one short transaction: new and changed (or undeleted) rows are written and
- * returned; unchanged rows only get last_synced_at, so the sweep at the end keeps them.
+ * Upserts one page in one statement: the page travels as arrays (unnest), so the statement has the same
+ * text and a handful of parameters whatever the page size. New, changed and undeleted rows are written
+ * and returned; unchanged rows are not touched (rewriting a row writes every index of context_records
+ * again). With `track` (a full sync), every id is noted in context_sync_seen for the final sweep.
  */
-export async function writePage(db: Db, scope: RecordScope, records: PreparedRecord[]): Promise<PageWrite> {
+export async function writePage(db: Db, scope: RecordScope, records: PreparedRecord[], options: { track?: boolean } = {}): Promise<PageWrite> {
   if (records.length === 0) return { changed: [], unchanged: 0 };
-  return db.transaction().execute(async (trx) => {
-    const changedIds = new Set<string>();
-    for (let start = 0; start < records.length; start += CHUNK) {
-      const chunk = records.slice(start, start + CHUNK);
-      const rows = await trx
-        .insertInto('context_records')
-        .values(
-          chunk.map((record) => ({
-            connector_id: scope.connectorId,
-            organization_id: scope.organizationId,
-            entity: scope.entity,
-            record_id: record.recordId,
-            data: JSON.stringify(record.data),
-            content_hash: record.hash,
-          })),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['connector_id', 'entity', 'record_id'])
-            .doUpdateSet({
-              data: sql`excluded.data`,
-              content_hash: sql`excluded.content_hash`,
-              last_synced_at: sql`now()`,
-              deleted_at: null,
-            })
-            .where((eb) =>
-              eb.or([eb('context_records.content_hash', '<>', eb.ref('excluded.content_hash')), eb('context_records.deleted_at', 'is not', null)]),
-            ),
-        )
-        .returning('record_id')
-        .execute();
-      for (const row of rows) changedIds.add(row.record_id);
-    }
-    const unchangedIds = records.filter((record) => !changedIds.has(record.recordId)).map((record) => record.recordId);
-    for (let start = 0; start < unchangedIds.length; start += CHUNK) {
-      await trx
-        .updateTable('context_records')
-        .set({ last_synced_at: sql`now()` })
-        .where('connector_id', '=', scope.connectorId)
-        .where('entity', '=', scope.entity)
-        .where('record_id', 'in', unchangedIds.slice(start, start + CHUNK))
-        .execute();
-    }
-    return {
-      changed: records.filter((record) => changedIds.has(record.recordId)).map((record) => ({ recordId: record.recordId, data: record.data })),
-      unchanged: unchangedIds.length,
-    };
-  });
+  const ids = records.map((record) => record.recordId);
+  const input = sql`unnest(${ids}::text[], ${records.map((record) => record.json)}::jsonb[], ${records.map((record) => record.hash)}::text[]) AS input (record_id, data, content_hash)`;
+  const seen = options.track
+    ? sql`seen AS (
+        INSERT INTO context_sync_seen (connector_id, entity, record_id)
+        SELECT ${scope.connectorId}::uuid, ${scope.entity}::text, unnest(${ids}::text[])
+        ON CONFLICT DO NOTHING
+      ), `
+    : sql``;
+  const { rows } = await sql<{ record_id: string }>`
+    WITH ${seen}written AS (
+      INSERT INTO context_records AS r (connector_id, organization_id, entity, record_id, data, content_hash)
+      SELECT ${scope.connectorId}::uuid, ${scope.organizationId}::uuid, ${scope.entity}::text, input.record_id, input.data, input.content_hash FROM ${input}
+      ON CONFLICT (connector_id, entity, record_id) DO UPDATE
+        SET data = excluded.data, content_hash = excluded.content_hash, last_synced_at = now(), deleted_at = NULL
+        WHERE r.content_hash <> excluded.content_hash OR r.deleted_at IS NOT NULL
+      RETURNING r.record_id
+    )
+    SELECT record_id FROM written`.execute(db);
+  const changedIds = new Set(rows.map((row) => row.record_id));
+  return {
+    changed: records.filter((record) => changedIds.has(record.recordId)).map((record) => ({ recordId: record.recordId, data: record.data })),
+    unchanged: records.length - changedIds.size,
+  };
 }
 
 /**
@@ -200,16 +203,34 @@ export async function forgetHashes(db: Db, scope: RecordScope, recordIds: string
   }
 }
 
-/** Marks deleted the live records of the entity that the sync begun at `syncStartedAt` did not see; returns how many. */
-export async function sweepUnseen(db: Db, scope: RecordScope, syncStartedAt: Date): Promise<number> {
+/** Clears what a full sync of the entity noted as seen (when it ends, and before one begins: a sync stopped by a crash leaves notes). */
+export async function forgetSeen(db: Db, scope: RecordScope): Promise<void> {
+  await db.deleteFrom('context_sync_seen').where('connector_id', '=', scope.connectorId).where('entity', '=', scope.entity).execute();
+}
+
+/** Marks deleted the live records of the entity that the full sync under way did not note as seen (writePage's track); returns how many. */
+export async function sweepUnseen(db: Db, scope: RecordScope): Promise<number> {
+  // The notes were just written (PGlite runs no autovacuum, PostgreSQL's lags): without statistics the
+  // planner takes the table as empty and scans it once per record (quadratic), instead of a hash anti-join.
+  await sql`ANALYZE context_sync_seen`.execute(db);
   const result = await db
-    .updateTable('context_records')
+    .updateTable('context_records as r')
     .set({ deleted_at: sql`now()` })
-    .where('organization_id', '=', scope.organizationId)
-    .where('connector_id', '=', scope.connectorId)
-    .where('entity', '=', scope.entity)
-    .where('deleted_at', 'is', null)
-    .where('last_synced_at', '<', syncStartedAt)
+    .where('r.organization_id', '=', scope.organizationId)
+    .where('r.connector_id', '=', scope.connectorId)
+    .where('r.entity', '=', scope.entity)
+    .where('r.deleted_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('context_sync_seen as s')
+            .select(sql`1`.as('one'))
+            .whereRef('s.connector_id', '=', 'r.connector_id')
+            .whereRef('s.entity', '=', 'r.entity')
+            .whereRef('s.record_id', '=', 'r.record_id'),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

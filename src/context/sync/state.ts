@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
 import { changeFilterOf, type IncrementalState } from './incremental.js';
-import { liveCount, sweepUnseen, type RecordScope } from './records.js';
+import { forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -244,7 +244,7 @@ export async function noteSyncMode(db: Db, connectorId: string, entity: string, 
 
 /**
  * Marks the entity as syncing (initializing before its first complete sync, updating after) and
- * returns the database time the sync started at, which the final sweep compares last_synced_at with.
+ * returns the database time the sync started at (what the data is fresh as of once it completes).
  */
 export async function beginEntitySync(
   db: Db,
@@ -293,7 +293,8 @@ export interface CompletedWalk {
  */
 export async function completeEntitySync(db: Db, scope: RecordScope, walk: CompletedWalk): Promise<{ deleted: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
-    const deleted = walk.mode === 'full' ? await sweepUnseen(trx, scope, walk.startedAt) : 0;
+    const deleted = walk.mode === 'full' ? await sweepUnseen(trx, scope) : 0;
+    await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     const latest = walk.latestChange?.toISOString() ?? null;
     const mark =
@@ -322,6 +323,7 @@ export async function completeEntitySync(db: Db, scope: RecordScope, walk: Compl
 /** A failed sync: nothing is marked deleted, the previous data stays searchable, the reason is kept. */
 export async function failEntitySync(db: Db, scope: RecordScope, reason: string, pages: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     await trx
       .updateTable('context_sync_state')
