@@ -11,6 +11,7 @@ import { AdminApiError, adminRequest, serviceUrl } from './admin-client.js';
 import { addMcpCommand } from './mcp/cli.js';
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
 import { addConnectCommand, ConnectCommandError } from './connect-cli.js';
+import { entityOutcomeView } from './context/sync/outcome-view.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
@@ -204,18 +205,7 @@ program
         await composed.close();
       }
     });
-    const entities = outcomes.map((o) => ({
-      entity: o.entity,
-      status: o.status,
-      ...(o.mode !== undefined && { mode: o.mode }),
-      records: o.records,
-      changed: o.changed,
-      deleted: o.deleted,
-      pages: o.pages,
-      record_count: o.recordCount,
-      seconds: Math.round(o.elapsedMs) / 1000,
-      ...(o.reason !== undefined && { reason: o.reason }),
-    }));
+    const entities = outcomes.map(entityOutcomeView);
     const lines = outcomes.map((o) =>
       o.status === 'ready'
         ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted)`

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { EntityOutcome } from '../context/sync/engine.js';
+import { entityOutcomeView } from '../context/sync/outcome-view.js';
 import { syncServiceFor } from '../context/sync/service.js';
 import { errorResponses, idParamsSchema } from './shared-schemas.js';
 
@@ -24,20 +24,6 @@ const entityStates = {
 } as const;
 
 /** The result of an entity, as `switchyard sync --json` prints it. */
-function result(outcome: EntityOutcome) {
-  return {
-    entity: outcome.entity,
-    status: outcome.status,
-    records: outcome.records,
-    changed: outcome.changed,
-    deleted: outcome.deleted,
-    pages: outcome.pages,
-    record_count: outcome.recordCount,
-    seconds: Math.round(outcome.elapsedMs) / 1000,
-    ...(outcome.reason !== undefined && { reason: outcome.reason }),
-  };
-}
-
 export default async function syncRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { id: string }; Body: SyncBody | null | undefined }>(
     '/api/v1/integrations/connectors/:id/sync',
@@ -89,6 +75,12 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
                   properties: {
                     entity: { type: 'string' },
                     status: { type: 'string', enum: ['ready', 'failed', 'skipped'] },
+                    mode: {
+                      type: 'string',
+                      enum: ['full', 'incremental'],
+                      description:
+                        'How the entity was read: every page (full), or only what changed since the last sync (incremental). Absent when the sync stopped before deciding.',
+                    },
                     records: { type: 'integer', description: 'Records read.' },
                     changed: { type: 'integer', description: 'Records new, changed or reappeared.' },
                     deleted: { type: 'integer', description: 'Records marked deleted by the final sweep.' },
@@ -125,7 +117,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
       const answer = { connector_id: started.connector_id, job_id: started.job_id, entities: started.entities };
       if (request.body?.wait === true) {
         const outcomes = await started.wait(undefined, { timeoutMs: (request.body.wait_seconds ?? DEFAULT_WAIT_SECONDS) * 1000 });
-        if (outcomes !== undefined) return { ...answer, results: outcomes.map(result) };
+        if (outcomes !== undefined) return { ...answer, results: outcomes.map(entityOutcomeView) };
       }
       void reply.status(202);
       return answer;

@@ -433,7 +433,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(waited.body.job_id).toBe(all.body.job_id);
     // Read alone, responses walks its parents: each of the 4 forms gives a page of records, then the empty page.
     expect(waited.body.results).toEqual([
-      { entity: 'responses', status: 'ready', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) },
+      { entity: 'responses', status: 'ready', mode: 'full', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) },
     ]);
     await settled(a, id);
     // Forms was read by the first job, then by responses' fan-out in the second, never twice at once.
