@@ -25,7 +25,7 @@ export async function setup(project: TestProject): Promise<void> {
   chmodSync(runDir, 0o755); // the PostgreSQL cluster runs as the postgres user when the suite runs as root
   process.env.TMPDIR = runDir;
   // Built while the cluster starts: PGlite's initdb and the migrations once, instead of in every embedded store of the run.
-  const [templateFile] = await Promise.all([buildStoreTemplate(path.join(runDir, 'store-template.tar')), startPostgres(project)]);
+  const [, templateFile] = await Promise.all([startPostgres(project), buildStoreTemplate(path.join(runDir, 'store-template.tar'))]);
   project.provide('storeTemplateFile', templateFile);
 }
 
