@@ -8,6 +8,7 @@ import { verifyKeyCheck } from '../../src/security/key-check.js';
 import { Keyring, keyIdOf } from '../../src/security/keyring.js';
 import { runServiceExpectingFailure } from '../support/spawn-service.js';
 import { openMemoryStore } from '../support/store.js';
+import { seedDataDir } from '../support/store.js';
 
 describe('the master key check', { timeout: 300_000 }, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-keycheck-'));
@@ -31,6 +32,7 @@ describe('the master key check', { timeout: 300_000 }, () => {
 
   it('makes npm start refuse another master key in one line, exit code 1', async () => {
     const right = randomBytes(32);
+    seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     await verifyKeyCheck(store.db, new Keyring(right));
     await store.close();

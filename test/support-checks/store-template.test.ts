@@ -18,7 +18,7 @@ import { migrations } from '../../src/db/migrations.js';
 import { PGlitePool } from '../../src/db/pglite-pool.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
 import { createOrganization } from '../../src/services/organizations.js';
-import { openMemoryStore, storeTemplate } from '../support/store.js';
+import { openMemoryStore, seedDataDir, storeTemplate } from '../support/store.js';
 
 async function appliedVersions(store: Store): Promise<number[]> {
   const rows = await store.db.selectFrom('schema_migrations').select('version').orderBy('version').execute();
@@ -66,6 +66,31 @@ describe('the migrated store template of the suites', { timeout: 120_000 }, () =
       expect(await appliedVersions(store)).toEqual(migrations.map((migration) => migration.version));
     } finally {
       await store.close();
+    }
+  });
+
+  it('seeds a data folder with a store that openStore opens at the latest migration, and not a folder that has one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-template-'));
+    try {
+      seedDataDir(dataDir);
+      const store = await openStore({ dataDir });
+      try {
+        expect(store.location).toBe(path.join(dataDir, 'pglite'));
+        expect(await appliedVersions(store)).toEqual(migrations.map((migration) => migration.version));
+        expect(await migrate(store.db)).toEqual([]);
+        await createOrganization(store.db, 'Kept');
+      } finally {
+        await store.close();
+      }
+      const again = await openStore({ dataDir });
+      try {
+        expect(await again.db.selectFrom('organizations').select('name').execute()).toEqual([{ name: 'Kept' }]);
+      } finally {
+        await again.close();
+      }
+      expect(() => seedDataDir(dataDir)).toThrow(`${path.join(dataDir, 'pglite')} already exists: seed an empty data folder.`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
