@@ -27,7 +27,8 @@ export function openMemoryStore(): Promise<Store> {
 
 /**
  * Writes the template as the embedded store of DATA_DIR `dataDir` (`dataDir/pglite`, where openStore keeps
- * it), as if a first start had created it: no key check and no rows yet.
+ * it), as openStore leaves a new folder: migrated and empty. The service's first start on it still seals
+ * the key check and writes the key files, as on an empty folder.
  */
 export function seedDataDir(dataDir: string): void {
   const location = path.join(dataDir, 'pglite');
