@@ -82,9 +82,9 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
   let connectorId: string;
   let sealedBefore: { credentials_key_id: string; credentials_iv: string; credentials_ciphertext: string; credentials_tag: string };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
     env = { DATA_DIR: dataDir };
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
@@ -255,7 +255,7 @@ describe('switchyard admin rotate-key with SWITCHYARD_MASTER_KEY', { timeout: 12
   let connectorId: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-env-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'Env');

@@ -132,9 +132,9 @@ describe('npm start with the embedded store: provisioning while it runs', { time
   let dataDir: string;
   let running: SpawnedService | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
   });
   afterAll(async () => {
     await running?.stop();

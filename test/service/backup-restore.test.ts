@@ -52,7 +52,7 @@ describe('cold backup and restore of the embedded store (README)', { timeout: 24
 
   it('restores the organization, its client and the connector with credentials that still decrypt', async () => {
     const data = path.join(root, 'data');
-    seedDataDir(data);
+    await seedDataDir(data);
     const upstream = { UPSTREAM_BASE_URLS: JSON.stringify({ harvest: harvest.url }) };
     const org = runCli(['admin', 'create-org', '--name', 'Acme', '--json'], { DATA_DIR: data });
     expect(org.status, org.stderr).toBe(0);

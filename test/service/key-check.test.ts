@@ -32,7 +32,7 @@ describe('the master key check', { timeout: 300_000 }, () => {
 
   it('makes npm start refuse another master key in one line, exit code 1', async () => {
     const right = randomBytes(32);
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     await verifyKeyCheck(store.db, new Keyring(right));
     await store.close();

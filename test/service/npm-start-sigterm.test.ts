@@ -27,9 +27,9 @@ function accepts(port: number): Promise<boolean> {
 describe('SIGTERM to `npm start`', { timeout: 120_000 }, () => {
   let dataDir: string;
   let service: SpawnedService | undefined;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-npm-start-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
   });
   afterAll(() => {
     const pid = service?.child.pid;

@@ -126,9 +126,9 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
 
 describe('the embedded store lock, in one process', { timeout: 120_000 }, () => {
   let dataDir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-lock-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

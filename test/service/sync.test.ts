@@ -937,7 +937,7 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     upstream.forms = [form('f1', 'One'), form('f2', 'Two'), form('f3', 'Three'), form('f4', 'Four')];
     upstream.responses = new Map([['f2', [response('f2-a', 'x'), response('f2-b', 'y'), response('f2-c', 'z')]]]);
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-sync-cli-'));
-    seedDataDir(dataDir);
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'CLI');

@@ -72,7 +72,7 @@ describe('the migrated store template of the suites', { timeout: 120_000 }, () =
   it('seeds a data folder with a store that openStore opens at the latest migration, and not a folder that has one', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-template-'));
     try {
-      seedDataDir(dataDir);
+      await seedDataDir(dataDir);
       const store = await openStore({ dataDir });
       try {
         expect(store.location).toBe(path.join(dataDir, 'pglite'));
@@ -88,7 +88,7 @@ describe('the migrated store template of the suites', { timeout: 120_000 }, () =
       } finally {
         await again.close();
       }
-      expect(() => seedDataDir(dataDir)).toThrow(`${path.join(dataDir, 'pglite')} already exists: seed an empty data folder.`);
+      await expect(seedDataDir(dataDir)).rejects.toThrow(`${path.join(dataDir, 'pglite')} already exists: seed an empty data folder.`);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -98,8 +98,8 @@ describe('the migrated store template of the suites', { timeout: 120_000 }, () =
     const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-template-'));
     try {
       const message = 'A store template applies only to an embedded store in memory (dataDir memory://).';
-      await expect(openStore({ dataDir, template: storeTemplate() })).rejects.toThrow(message);
-      await expect(openStore({ databaseUrl: 'postgres://127.0.0.1:1/none', template: storeTemplate() })).rejects.toThrow(message);
+      await expect(openStore({ dataDir, template: await storeTemplate() })).rejects.toThrow(message);
+      await expect(openStore({ databaseUrl: 'postgres://127.0.0.1:1/none', template: await storeTemplate() })).rejects.toThrow(message);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -1,8 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { migratedStoreTemplate } from '../../src/db/database.js';
 import { postgresAvailable, startCluster, type Cluster } from './postgres-cluster.js';
 import { isCi } from './required-input.js';
 
@@ -17,6 +18,7 @@ declare module 'vitest' {
 
 let cluster: Cluster | undefined;
 let runDir: string | undefined;
+let templateBuilder: ChildProcess | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   // Everything the suite and the processes it spawns write to the temporary folder (stores, key files, tsx's
@@ -24,14 +26,14 @@ export async function setup(project: TestProject): Promise<void> {
   runDir = mkdtempSync(path.join(tmpdir(), 'switchyard-test-run-'));
   chmodSync(runDir, 0o755); // the PostgreSQL cluster runs as the postgres user when the suite runs as root
   process.env.TMPDIR = runDir;
-  // Built while the cluster starts: PGlite's initdb and the migrations once, instead of in every embedded store of the run.
-  const [, templateFile] = await Promise.all([startPostgres(project), buildStoreTemplate(path.join(runDir, 'store-template.tar'))]);
+  // PGlite's initdb and the migrations once, instead of in every embedded store of the run: built in a
+  // process of its own while the cluster starts and the first suites run (those needing a store wait for it).
+  const templateFile = path.join(runDir, 'store-template.tar');
+  templateBuilder = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./build-store-template.ts', import.meta.url)), templateFile], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   project.provide('storeTemplateFile', templateFile);
-}
-
-async function buildStoreTemplate(file: string): Promise<string> {
-  writeFileSync(file, new Uint8Array(await (await migratedStoreTemplate()).arrayBuffer()));
-  return file;
+  await startPostgres(project);
 }
 
 async function startPostgres(project: TestProject): Promise<void> {
@@ -46,6 +48,7 @@ async function startPostgres(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (templateBuilder !== undefined && templateBuilder.exitCode === null && templateBuilder.signalCode === null) templateBuilder.kill();
   cluster?.stop();
   if (runDir !== undefined) rmSync(runDir, { recursive: true, force: true });
 }

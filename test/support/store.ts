@@ -12,17 +12,29 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { openStore, type Store } from '../../src/db/database.js';
 
-let template: Blob | undefined;
+let template: Promise<Blob> | undefined;
+
+/** The template file, once the global setup's builder has written it (it is built beside the first suites). */
+async function templateFile(): Promise<string> {
+  const file = inject('storeTemplateFile');
+  const deadline = Date.now() + 180_000;
+  while (!existsSync(file)) {
+    if (existsSync(`${file}.failed`)) throw new Error(`The store template could not be built:\n${readFileSync(`${file}.failed`, 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`The store template ${file} did not appear within 180 s.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return file;
+}
 
 /** The template archive, read once per test file. */
-export function storeTemplate(): Blob {
-  template ??= new Blob([readFileSync(inject('storeTemplateFile'))]);
+export function storeTemplate(): Promise<Blob> {
+  template ??= templateFile().then((file) => new Blob([readFileSync(file)]));
   return template;
 }
 
 /** A new, empty, migrated embedded store in memory. */
-export function openMemoryStore(): Promise<Store> {
-  return openStore({ dataDir: 'memory://', template: storeTemplate() });
+export async function openMemoryStore(): Promise<Store> {
+  return openStore({ dataDir: 'memory://', template: await storeTemplate() });
 }
 
 /**
@@ -30,11 +42,12 @@ export function openMemoryStore(): Promise<Store> {
  * it), as openStore leaves a new folder: migrated and empty. The service's first start on it still seals
  * the key check and writes the key files, as on an empty folder.
  */
-export function seedDataDir(dataDir: string): void {
+export async function seedDataDir(dataDir: string): Promise<void> {
+  const file = await templateFile();
   const location = path.join(dataDir, 'pglite');
   if (existsSync(location)) throw new Error(`${location} already exists: seed an empty data folder.`);
   mkdirSync(location, { recursive: true });
   // The archive is a tar of the database folder (PGlite's dumpDataDir), its entries named from its root.
-  const untar = spawnSync('tar', ['-xf', inject('storeTemplateFile'), '-C', location], { encoding: 'utf8' });
+  const untar = spawnSync('tar', ['-xf', file, '-C', location], { encoding: 'utf8' });
   if (untar.status !== 0) throw new Error(`tar could not unpack the store template: ${untar.error?.message ?? untar.stderr}`);
 }
