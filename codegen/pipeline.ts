@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConnectorDefinition } from '../runtime/definition.js';
 import { emitDefinition } from './emit/definition.js';
-import { emitRegistry, emitTypesIndex } from './emit/registry.js';
+import { emitConnectorTypes, emitRegistry, emitTypesIndex } from './emit/registry.js';
 import { skillDocsMarkdown } from './emit/skill-docs.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
@@ -71,5 +71,6 @@ export function emitAll(definitions: ConnectorDefinition[], schema: SchemaNode =
   }
   files.set('runtime/generated/index.ts', emitRegistry(definitions));
   files.set('runtime/generated/types.ts', emitTypesIndex(definitions));
+  files.set('runtime/generated/connector-types.ts', emitConnectorTypes(definitions));
   return files;
 }

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { SwitchyardError } from './errors.js';
-import { connectorModules, createConnector } from './index.js';
 
 export function jsonObject(label: string) {
   return (text: string): Record<string, unknown> => {
@@ -29,13 +28,19 @@ export function readCredentials(file: string | undefined): Record<string, unknow
   return jsonObject('credentials')(text);
 }
 
+/** The connectors, loaded by the commands that use them: a program with other commands (`switchyard admin`) starts without them. */
+function loadConnectors(): Promise<typeof import('./index.js')> {
+  return import('./index.js');
+}
+
 /** Adds the library (open-source mode) commands `connectors` and `execute` to a commander program. */
 export function addLibraryCommands(program: Command): Command {
   program
     .command('connectors')
     .description('List the connector types, their entities and actions.')
     .option('--json', 'print JSON')
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
+      const { connectorModules } = await loadConnectors();
       const catalog = Object.values(connectorModules).map(({ definition }) => ({
         connector_type: definition.connectorType,
         name: definition.displayName,
@@ -68,6 +73,7 @@ export function addLibraryCommands(program: Command): Command {
         action: string,
         options: { params: Record<string, unknown>; config: Record<string, unknown>; credentialsFile?: string; baseUrl?: string },
       ) => {
+        const { createConnector } = await loadConnectors();
         const connector = createConnector(type, {
           credentials: readCredentials(options.credentialsFile),
           config: options.config,

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { connectorTypes } from '../runtime/index.js';
+// The names only: loading every connector here would slow each `switchyard admin` command.
+import { CONNECTOR_TYPES } from '../runtime/generated/connector-types.js';
 
 /** Operator settings, all from the environment (see README, "Operator settings"). */
 export interface ServiceConfig {
@@ -115,7 +116,7 @@ export function parseUpstreamBaseUrls(raw: string | undefined, name = 'UPSTREAM_
     throw new ConfigError(`${name} must be a JSON object of connector_type to base URL.`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${name} must be a JSON object.`);
-  const known = connectorTypes();
+  const known = CONNECTOR_TYPES;
   const result: Record<string, string> = {};
   for (const [type, url] of Object.entries(parsed)) {
     if (!known.includes(type)) throw new ConfigError(`${name} names "${type}", which is not a connector type (${known.join(', ')}).`);

@@ -34,6 +34,21 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * runtime/generated/connector-types.ts: the connector types alone, for what checks a name without loading
+ * every connector (the service's settings, read by each `switchyard admin` command).
+ */
+export function emitConnectorTypes(definitions: ConnectorDefinition[]): string {
+  const names = definitions.map((d) => `  ${JSON.stringify(d.connectorType)},`);
+  return `${GENERATED_HEADER.trimEnd()}
+
+/** Every connector type of the catalog, in the order of connectorModules. */
+export const CONNECTOR_TYPES: readonly string[] = [
+${names.join('\n')}
+];
+`;
+}
+
 /** runtime/generated/types.ts: re-exports every connector's params and record types, and maps each connector type to its operations. */
 export function emitTypesIndex(definitions: ConnectorDefinition[]): string {
   const reexports = definitions.map((d) => `export type * from './${d.connectorType}/types.js';`);

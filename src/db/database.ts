@@ -44,8 +44,42 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
+/** The embedded database with the extensions the migrations create; `template` starts it from a dumpDataDir() archive. */
+function createPGlite(location: string, template?: Blob): Promise<PGlite> {
+  return PGlite.create(location, { extensions: { vector, pg_trgm }, ...(template !== undefined && { loadDataDir: template }) });
+}
+
+/**
+ * An embedded store in memory migrated to the latest version, as a PGlite data folder archive: the
+ * `template` of openStore. A suite that opens many stores builds it once instead of running PGlite's
+ * initdb and every migration for each store.
+ */
+export async function migratedStoreTemplate(): Promise<Blob> {
+  const pglite = await createPGlite('memory://');
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  try {
+    await migrate(db);
+    return await pglite.dumpDataDir('none');
+  } finally {
+    await db.destroy();
+  }
+}
+
+export interface StoreOptions {
+  databaseUrl?: string;
+  dataDir?: string;
+  /**
+   * With `dataDir` `memory://`: start from this archive of migratedStoreTemplate() instead of an empty
+   * database. The migrations still run (nothing is pending in an up-to-date template).
+   */
+  template?: Blob;
+}
+
 /** Opens PostgreSQL at `databaseUrl`, or the embedded PGlite store in `dataDir` (`memory://` for tests), and migrates it. */
-export async function openStore(options: { databaseUrl?: string; dataDir?: string }): Promise<Store> {
+export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.template !== undefined && (options.databaseUrl || !(options.dataDir ?? 'memory://').startsWith('memory://'))) {
+    throw new Error('A store template applies only to an embedded store in memory (dataDir memory://).');
+  }
   let store: Store;
   if (options.databaseUrl) {
     // A bounded connect time, so requests during a PostgreSQL outage fail fast (503) instead of queueing.
@@ -86,7 +120,7 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     const lock = dataDir.startsWith('memory://') ? undefined : acquireStoreLock(location);
     let pglite: PGlite;
     try {
-      pglite = await PGlite.create(location, { extensions: { vector, pg_trgm } });
+      pglite = await createPGlite(location, options.template);
       // The embedded store reads from memory or a local file: a random page costs about what a
       // sequential one does (PostgreSQL's default of 4 keeps PGlite reading in order what an index finds).
       await pglite.exec(`${SESSION_SETTINGS}; SET random_page_cost = 1.1`);

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emitAll, loadDefinitions, REPO_ROOT } from '../../codegen/pipeline.js';
+import { CONNECTOR_TYPES } from '../../runtime/generated/connector-types.js';
+import { connectorTypes } from '../../runtime/index.js';
 import { markdownToBlocks, parseSkillDocs } from '../../runtime/skill-docs.js';
 import { schemaToType } from '../../codegen/emit/types.js';
 
@@ -18,6 +20,11 @@ describe('generator', () => {
   it('validates every manifest in the repository without problems', () => {
     expect(diagnostics).toEqual([]);
     expect(definitions.map((d) => d.connectorType)).toEqual(expect.arrayContaining(['harvest', 'jira', 'linear']));
+  });
+
+  it('lists the connector types on their own (for the settings) as the registry has them', () => {
+    expect(CONNECTOR_TYPES).toEqual(definitions.map((d) => d.connectorType));
+    expect(CONNECTOR_TYPES).toEqual(connectorTypes());
   });
 
   it('is deterministic: two runs produce identical output', { timeout: GENERATOR_TIMEOUT }, () => {

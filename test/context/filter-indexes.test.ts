@@ -21,6 +21,7 @@ import { sealCredentials } from '../../src/services/credentials.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { ensureWorkspace } from '../../src/services/workspaces.js';
 import { freshPostgresDatabase, storeKinds } from '../support/service.js';
+import { openMemoryStore } from '../support/store.js';
 
 const entity = connectorModules.linear!.definition.entities.issues as EntityDefinition;
 
@@ -49,7 +50,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   let scope: SearchScope;
 
   beforeAll(async () => {
-    store = await openStore(kind === 'postgres' ? { databaseUrl: await freshPostgresDatabase() } : { dataDir: 'memory://' });
+    store = kind === 'postgres' ? await openStore({ databaseUrl: await freshPostgresDatabase() }) : await openMemoryStore();
     const keyring = new Keyring(randomBytes(32));
     const config = {
       host: '127.0.0.1',

@@ -10,10 +10,11 @@ import { connectorModules, ValidationError, type EntityDefinition } from '../../
 import { openCursor, searchFingerprint, signCursor } from '../../src/context/cursor.js';
 import { compileFilter, projectFields } from '../../src/context/filter/index.js';
 import { isoInstantSeconds } from '../../src/context/filter/values.js';
-import { openStore, type Store } from '../../src/db/database.js';
+import type { Store } from '../../src/db/database.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
 import { BadRequestError } from '../../src/errors.js';
 import { Keyring } from '../../src/security/keyring.js';
+import { openMemoryStore } from '../support/store.js';
 
 const issues = connectorModules.linear!.definition.entities.issues as EntityDefinition;
 const conversations = connectorModules.intercom!.definition.entities.conversations as EntityDefinition;
@@ -124,7 +125,7 @@ describe('compileFilter', () => {
 describe('instants in JS and in SQL agree', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore({ dataDir: 'memory://' });
+    store = await openMemoryStore();
   });
   afterAll(async () => {
     await store?.close();

@@ -22,6 +22,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { connectorModules } from '../../runtime/index.js';
 import { ApiClient } from '../support/service.js';
 import { runCli, type CliResult } from '../support/spawn-service.js';
+import { seedDataDir } from '../support/store.js';
 
 const TOKEN = '/api/v1/account/applications/token';
 const HARVEST_API = 'https://api.harvestapp.com';
@@ -81,8 +82,9 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
   let connectorId: string;
   let sealedBefore: { credentials_key_id: string; credentials_iv: string; credentials_ciphertext: string; credentials_tag: string };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-'));
+    await seedDataDir(dataDir);
     env = { DATA_DIR: dataDir };
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
@@ -253,6 +255,7 @@ describe('switchyard admin rotate-key with SWITCHYARD_MASTER_KEY', { timeout: 12
   let connectorId: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-env-'));
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'Env');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertConnector } from '../support/connector-rows.js';
 import { ApiClient, createTenant, startTestService, storeKinds, type TestService } from '../support/service.js';
 import { runCli, spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { seedDataDir } from '../support/store.js';
 
 const OPERATOR = 'operator-credential-0123456789abcdef';
 const ADMIN = '/api/v1/admin';
@@ -131,8 +132,9 @@ describe('npm start with the embedded store: provisioning while it runs', { time
   let dataDir: string;
   let running: SpawnedService | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-admin-'));
+    await seedDataDir(dataDir);
   });
   afterAll(async () => {
     await running?.stop();

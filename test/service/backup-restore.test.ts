@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PG_BIN } from '../support/postgres-cluster.js';
 import { startHarvestStandIn, type HarvestStandIn } from '../support/harvest-stand-in.js';
 import { runCli, spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { seedDataDir } from '../support/store.js';
 
 const HARVEST_PAT = 'backup-restore-pat-0001';
 const HARVEST_ACCOUNT = '424242';
@@ -51,6 +52,7 @@ describe('cold backup and restore of the embedded store (README)', { timeout: 24
 
   it('restores the organization, its client and the connector with credentials that still decrypt', async () => {
     const data = path.join(root, 'data');
+    await seedDataDir(data);
     const upstream = { UPSTREAM_BASE_URLS: JSON.stringify({ harvest: harvest.url }) };
     const org = runCli(['admin', 'create-org', '--name', 'Acme', '--json'], { DATA_DIR: data });
     expect(org.status, org.stderr).toBe(0);

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../codegen/pipeline.js';
 import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
-import { openStore } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
+import { openMemoryStore } from '../support/store.js';
 
 const config: ServiceConfig = {
   host: '127.0.0.1',
@@ -27,7 +27,7 @@ function sources(dir: string): string[] {
 
 describe('the composition root (src/composition.ts)', () => {
   it('builds every part, starts the background work and closes everything in reverse, the store last', { timeout: 180_000 }, async () => {
-    const store = await openStore({ dataDir: 'memory://' });
+    const store = await openMemoryStore();
     const service = composeService({ store, keyring: new Keyring(randomBytes(32)), config }, { ownStore: true });
     const { ctx } = service;
     expect(ctx.connectors).toBeDefined();

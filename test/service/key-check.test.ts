@@ -7,13 +7,15 @@ import { openStore } from '../../src/db/database.js';
 import { verifyKeyCheck } from '../../src/security/key-check.js';
 import { Keyring, keyIdOf } from '../../src/security/keyring.js';
 import { runServiceExpectingFailure } from '../support/spawn-service.js';
+import { openMemoryStore } from '../support/store.js';
+import { seedDataDir } from '../support/store.js';
 
 describe('the master key check', { timeout: 300_000 }, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-keycheck-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('is sealed on the first start and opens only with that key (or a keyring that still holds it)', async () => {
-    const store = await openStore({ dataDir: 'memory://' });
+    const store = await openMemoryStore();
     try {
       const first = randomBytes(32);
       await verifyKeyCheck(store.db, new Keyring(first));
@@ -30,6 +32,7 @@ describe('the master key check', { timeout: 300_000 }, () => {
 
   it('makes npm start refuse another master key in one line, exit code 1', async () => {
     const right = randomBytes(32);
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     await verifyKeyCheck(store.db, new Keyring(right));
     await store.close();

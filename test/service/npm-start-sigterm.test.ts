@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupAlive, waitUntil } from '../support/process-group.js';
 import { spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { seedDataDir } from '../support/store.js';
 
 /** Whether a TCP connection to the address is accepted. */
 function accepts(port: number): Promise<boolean> {
@@ -26,8 +27,9 @@ function accepts(port: number): Promise<boolean> {
 describe('SIGTERM to `npm start`', { timeout: 120_000 }, () => {
   let dataDir: string;
   let service: SpawnedService | undefined;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-npm-start-'));
+    await seedDataDir(dataDir);
   });
   afterAll(() => {
     const pid = service?.child.pid;

@@ -3,9 +3,10 @@ import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { composeService } from '../../src/composition.js';
-import { openStore, type Store } from '../../src/db/database.js';
+import type { Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import type { FastifyInstance } from 'fastify';
+import { openMemoryStore } from '../support/store.js';
 
 interface Operation {
   summary?: string;
@@ -33,7 +34,7 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
   };
 
   beforeAll(async () => {
-    store = await openStore({ dataDir: 'memory://' });
+    store = await openMemoryStore();
     const { ctx } = composeService({
       store,
       keyring: new Keyring(randomBytes(32)),

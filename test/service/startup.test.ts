@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../src/db/database.js';
 import { StoreLockedError } from '../../src/db/store-lock.js';
 import { runServiceExpectingFailure, spawnService, type SpawnedService } from '../support/spawn-service.js';
+import { seedDataDir } from '../support/store.js';
 
 describe('npm start with the embedded store', { timeout: 120_000 }, () => {
   let dataDir: string;
@@ -125,8 +126,9 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
 
 describe('the embedded store lock, in one process', { timeout: 120_000 }, () => {
   let dataDir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-lock-'));
+    await seedDataDir(dataDir);
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

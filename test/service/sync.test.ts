@@ -23,6 +23,7 @@ import { spawn } from 'node:child_process';
 import { childEnv, REPO_ROOT, type CliResult } from '../support/spawn-service.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
+import { seedDataDir } from '../support/store.js';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 /** Connectors here are created for their syncs; the connector check has its own tests. */
@@ -941,6 +942,7 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     upstream.forms = [form('f1', 'One'), form('f2', 'Two'), form('f3', 'Three'), form('f4', 'Four')];
     upstream.responses = new Map([['f2', [response('f2-a', 'x'), response('f2-b', 'y'), response('f2-c', 'z')]]]);
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-sync-cli-'));
+    await seedDataDir(dataDir);
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'CLI');

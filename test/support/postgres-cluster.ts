@@ -2,11 +2,12 @@
  * A throwaway PostgreSQL 15 cluster on loopback, started from the server binaries on the machine
  * (initdb + pg_ctl), for the suites that run against real PostgreSQL. Stopped and removed afterwards.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -42,6 +43,12 @@ function run(command: string, args: string[]): void {
   execFileSync(bin as string, rest, { stdio: 'pipe' });
 }
 
+/** Like run, without blocking: the global setup builds the store template meanwhile. */
+async function runAside(command: string, args: string[]): Promise<void> {
+  const [bin, ...rest] = asServerUser(command, args);
+  await promisify(execFile)(bin as string, rest);
+}
+
 export async function startCluster(): Promise<Cluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-pg-'));
   chmodSync(dir, 0o777);
@@ -52,8 +59,8 @@ export async function startCluster(): Promise<Cluster> {
   }
   const dataDir = path.join(dir, 'data');
   const port = await freePort();
-  run(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  run(path.join(PG_BIN, 'pg_ctl'), [
+  await runAside(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  await runAside(path.join(PG_BIN, 'pg_ctl'), [
     '-D',
     dataDir,
     '-w',

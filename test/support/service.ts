@@ -14,6 +14,7 @@ import { buildApp } from '../../src/app.js';
 import { composeService, type ComposeOptions } from '../../src/composition.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
+import { openMemoryStore } from './store.js';
 import { createClient, createOrganization } from '../../src/services/organizations.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -53,7 +54,7 @@ export async function startTestService(
   } = {},
 ): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
-  const store = await openStore(databaseUrl ? { databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl } : { dataDir: 'memory://' });
+  const store = databaseUrl ? await openStore({ databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl }) : await openMemoryStore();
   const keyring = new Keyring(randomBytes(32));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-data-'));
   const config: ServiceConfig = {
