@@ -36,7 +36,11 @@ describe('HTTP behaviour', () => {
   });
 
   it('retries a network error on a read', async () => {
-    const scope = nock(API).get('/v2/users').replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })).get('/v2/users').reply(200, page);
+    const scope = nock(API)
+      .get('/v2/users')
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
+      .get('/v2/users')
+      .reply(200, page);
     const result = await createConnector('harvest', { credentials, http: fast }).execute('users', 'list');
     expect(result.data).toEqual([{ id: 1 }]);
     expect(scope.isDone()).toBe(true);
