@@ -6,12 +6,18 @@
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendRequest, DEFAULT_HTTP_OPTIONS, type HttpOptions } from '../../runtime/http.js';
 import { UpstreamError, UpstreamTimeoutError } from '../../runtime/errors.js';
 
 const options: HttpOptions = { ...DEFAULT_HTTP_OPTIONS, retries: 0 };
 const closers: Array<() => Promise<void>> = [];
+
+// The transport's own connections are under test: no interception of node:http (another file of this
+// worker may have loaded nock, whose pass-through opens a connection per request).
+beforeAll(() => nock.restore());
+afterAll(() => nock.activate());
 
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
