@@ -6,9 +6,9 @@
  * Interceptors of node:http (nock, the tests' vendor mocks) see every request.
  *
  * What it keeps of fetch: redirects are returned, never followed (the caller applies its own rules);
- * `accept-encoding: gzip, deflate, br` is sent unless the caller set one, and gzip, deflate and br
- * bodies are decoded (the cap counts decoded bytes, so a compressed bomb stops at the cap); the
- * request's abort signal (ky's timeout) ends the request.
+ * `accept-encoding: gzip, deflate, br` and a User-Agent are sent unless the caller set them; gzip,
+ * deflate and br bodies are decoded (the cap counts decoded bytes, so a compressed bomb stops at the
+ * cap); the request's abort signal (ky's timeout) ends the request.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -16,6 +16,8 @@ import zlib from 'node:zlib';
 
 /** Idle pooled connections are closed after this long: vendors close idle keep-alive connections too, and a request sent on one they closed fails. */
 const IDLE_SOCKET_MS = 4_000;
+/** Sent when a request names no User-Agent (the platform fetch sent its own; some APIs refuse requests without one). */
+const DEFAULT_USER_AGENT = 'switchyard';
 /** Concurrent connections to one origin; further requests wait for a free one. */
 const MAX_SOCKETS_PER_ORIGIN = 128;
 
@@ -159,6 +161,7 @@ export async function pooledFetch(input: Request, limits: TransportLimits): Prom
     headers[name] = value;
   });
   headers['accept-encoding'] ??= 'gzip, deflate, br';
+  headers['user-agent'] ??= DEFAULT_USER_AGENT;
   const body = input.body === null ? undefined : Buffer.from(await input.arrayBuffer());
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
   try {

@@ -80,6 +80,13 @@ describe('compressed bodies', () => {
     expect((error as UpstreamError).message).toContain('larger than 1 MB');
   });
 
+  it('names Switchyard as the User-Agent unless the request names one (some APIs refuse requests without)', async () => {
+    const { origin, received } = await serve((_request, response) => response.writeHead(200).end('{}'));
+    await get(`${origin}/a`);
+    await sendRequest({ method: 'GET', url: `${origin}/b`, headers: { 'user-agent': 'Acme/1.0' } }, options, true);
+    expect(received.map((seen) => seen.headers['user-agent'])).toEqual(['switchyard', 'Acme/1.0']);
+  });
+
   it('keeps an accept-encoding the request sets', async () => {
     const { origin, received } = await serve((_request, response) => response.writeHead(200).end('plain'));
     const answer = await sendRequest({ method: 'GET', url: `${origin}/x`, headers: { 'accept-encoding': 'identity' } }, options, true);
