@@ -5,7 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { FUZZY_THRESHOLD } from '../context/filter/threshold.js';
+import { FUZZY_THRESHOLD } from './fuzzy-threshold.js';
 import { StoreChanges } from './changes.js';
 import { migrate } from './migrate.js';
 import { PGlitePool } from './pglite-pool.js';

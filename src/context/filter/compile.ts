@@ -14,7 +14,7 @@ import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../.
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
 import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
 import { TRIGRAM_INDEXED_FIELDS } from '../../db/migrations.js';
-import { FUZZY_THRESHOLD } from './threshold.js';
+import { FUZZY_THRESHOLD } from '../../db/fuzzy-threshold.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
