@@ -35,6 +35,7 @@ import { createClient, createOrganization } from '../src/services/organizations.
 import { ensureWorkspace } from '../src/services/workspaces.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import pg from 'pg';
+import { testConfig } from '../test/support/config.js';
 
 const RECORDS = Number(process.env.RECORDS ?? 100_000);
 const POSTGRES_RECORDS = Number(process.env.POSTGRES_RECORDS ?? 1_000_000);
@@ -220,15 +221,7 @@ export async function seed(store: Store, organizationId: string, connectorId: st
 
 async function benchStore(kind: 'pglite' | 'postgres', store: Store, records: number): Promise<Row[]> {
   const keyring = new Keyring(randomBytes(32));
-  const config: ServiceConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: '/nonexistent',
-    upstreamBaseUrls: {},
-    logLevel: 'silent',
-    tokenTtlSeconds: 900,
-    bodyLimitBytes: 1_048_576,
-  } as ServiceConfig;
+  const config: ServiceConfig = testConfig({ dataDir: '/nonexistent' });
   const { organization_id: organizationId } = await createOrganization(store.db, 'Bench');
   const { client_id, client_secret } = await createClient(store.db, [organizationId]);
   const workspace = await ensureWorkspace(store.db, organizationId, 'default');

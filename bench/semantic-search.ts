@@ -32,6 +32,7 @@ import { sealCredentials } from '../src/services/credentials.js';
 import { createOrganization } from '../src/services/organizations.js';
 import { ensureWorkspace } from '../src/services/workspaces.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
+import { testConfig } from '../test/support/config.js';
 
 const PASSAGES = Number(process.env.PASSAGES ?? 50_000);
 const QUERIES = Number(process.env.QUERIES ?? 200);
@@ -197,15 +198,7 @@ function recallAt10(found: string[][], truth: string[][]): number {
 }
 
 function context(store: Store, keyring: Keyring): ServiceContext {
-  const config: ServiceConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: 'memory://',
-    upstreamBaseUrls: {},
-    logLevel: 'silent',
-    tokenTtlSeconds: 900,
-    bodyLimitBytes: 1_048_576,
-  };
+  const config: ServiceConfig = testConfig();
   return composeService({ store, keyring, config }).ctx;
 }
 

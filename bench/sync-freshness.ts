@@ -26,6 +26,7 @@ import { openStore } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
 import { createConnector } from '../src/services/connectors.js';
 import { createOrganization } from '../src/services/organizations.js';
+import { testConfig } from '../test/support/config.js';
 
 type Row = Record<string, string | number>;
 
@@ -101,15 +102,7 @@ export async function run(): Promise<Row[]> {
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-fresh-'));
   const store = await openStore({ dataDir });
-  const config: ServiceConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    upstreamBaseUrls: { harvest: upstream.url },
-    logLevel: 'silent',
-    tokenTtlSeconds: 900,
-    bodyLimitBytes: 1_048_576,
-  };
+  const config: ServiceConfig = testConfig({ dataDir, upstreamBaseUrls: { harvest: upstream.url } });
   const composed = composeService({ store, keyring: new Keyring(randomBytes(32)), config });
   const { ctx } = composed;
   const rows: Row[] = [];

@@ -20,6 +20,7 @@ import { createConnector } from '../src/services/connectors.js';
 import { createOrganization } from '../src/services/organizations.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import { form, startTypeformStandIn, type StandIn } from '../test/support/typeform-stand-in.js';
+import { testConfig } from '../test/support/config.js';
 
 type Row = Record<string, string | number>;
 
@@ -27,16 +28,7 @@ const RECORDS = Number(process.env.RECORDS ?? 50_000);
 const PER_PAGE = Number(process.env.PER_PAGE ?? 100);
 
 async function measure(store: Store, label: string, upstream: StandIn, dataDir: string, databaseUrl?: string): Promise<Row[]> {
-  const config: ServiceConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    upstreamBaseUrls: { typeform: upstream.url },
-    logLevel: 'silent',
-    tokenTtlSeconds: 900,
-    bodyLimitBytes: 1_048_576,
-    ...(databaseUrl !== undefined && { databaseUrl }),
-  };
+  const config: ServiceConfig = testConfig({ dataDir, upstreamBaseUrls: { typeform: upstream.url }, ...(databaseUrl !== undefined && { databaseUrl }) });
   const composed = composeService({ store, keyring: new Keyring(randomBytes(32)), config });
   const { ctx } = composed;
   const { organization_id } = await createOrganization(store.db, 'Bench');

@@ -22,6 +22,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { ensureWorkspace } from '../../src/services/workspaces.js';
 import { freshPostgresDatabase, storeKinds } from '../support/service.js';
 import { openMemoryStore } from '../support/store.js';
+import { testConfig } from '../support/config.js';
 
 const entity = connectorModules.linear!.definition.entities.issues as EntityDefinition;
 
@@ -52,15 +53,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   beforeAll(async () => {
     store = kind === 'postgres' ? await openStore({ databaseUrl: await freshPostgresDatabase() }) : await openMemoryStore();
     const keyring = new Keyring(randomBytes(32));
-    const config = {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: '/nonexistent',
-      upstreamBaseUrls: {},
-      logLevel: 'silent',
-      tokenTtlSeconds: 900,
-      bodyLimitBytes: 1_048_576,
-    } as ServiceConfig;
+    const config = testConfig({ dataDir: '/nonexistent' });
     ctx = composeService({ store, keyring, config }).ctx;
     const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
     const workspace = await ensureWorkspace(store.db, organizationId, 'default');

@@ -7,16 +7,9 @@ import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { openMemoryStore } from '../support/store.js';
+import { testConfig } from '../support/config.js';
 
-const config: ServiceConfig = {
-  host: '127.0.0.1',
-  port: 0,
-  dataDir: 'memory://',
-  upstreamBaseUrls: {},
-  logLevel: 'silent',
-  tokenTtlSeconds: 900,
-  bodyLimitBytes: 1_048_576,
-};
+const config: ServiceConfig = testConfig();
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

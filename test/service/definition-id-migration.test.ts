@@ -27,6 +27,7 @@ import { sealCredentials } from '../../src/services/credentials.js';
 import { createClient, createOrganization } from '../../src/services/organizations.js';
 import { ensureWorkspace } from '../../src/services/workspaces.js';
 import { ApiClient } from '../support/service.js';
+import { testConfig } from '../support/config.js';
 
 const PAT = 'harvest-pat-before-upgrade-0001';
 const CONNECTORS = '/api/v1/integrations/connectors';
@@ -93,15 +94,7 @@ describe('stored connectors across the change to Airbyte definition ids', { time
     // The upgrade: opening the store runs the pending migrations.
     appliedOnUpgrade = await migrate(db);
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-migration-'));
-    const config: ServiceConfig = {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      upstreamBaseUrls: {},
-      logLevel: 'silent',
-      tokenTtlSeconds: 900,
-      bodyLimitBytes: 1_048_576,
-    };
+    const config: ServiceConfig = testConfig({ dataDir });
     const service = composeService({ store, keyring, config }, { ownStore: true });
     const app = buildApp(service.ctx);
     service.adopt(() => app.close());

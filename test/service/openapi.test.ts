@@ -7,6 +7,7 @@ import type { Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import type { FastifyInstance } from 'fastify';
 import { openMemoryStore } from '../support/store.js';
+import { testConfig } from '../support/config.js';
 
 interface Operation {
   summary?: string;
@@ -38,15 +39,7 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
     const { ctx } = composeService({
       store,
       keyring: new Keyring(randomBytes(32)),
-      config: {
-        host: '127.0.0.1',
-        port: 0,
-        dataDir: '/nonexistent',
-        upstreamBaseUrls: {},
-        logLevel: 'silent',
-        tokenTtlSeconds: 900,
-        bodyLimitBytes: 1_048_576,
-      },
+      config: testConfig({ dataDir: '/nonexistent' }),
     });
     app = buildApp(ctx);
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.

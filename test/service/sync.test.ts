@@ -24,6 +24,7 @@ import { childEnv, REPO_ROOT, type CliResult } from '../support/spawn-service.js
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { seedDataDir } from '../support/store.js';
+import { testConfig } from '../support/config.js';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 /** Connectors here are created for their syncs; the connector check has its own tests. */
@@ -949,7 +950,7 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
       const { ctx } = composeService({
         store,
         keyring: new Keyring(Buffer.from(masterKey, 'base64')),
-        config: { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
+        config: testConfig({ dataDir }),
       });
       const created = await createConnector(
         ctx,

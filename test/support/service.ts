@@ -17,6 +17,7 @@ import { Keyring } from '../../src/security/keyring.js';
 import { openMemoryStore } from './store.js';
 import { createClient, createOrganization } from '../../src/services/organizations.js';
 import type { FastifyInstance } from 'fastify';
+import { testConfig } from './config.js';
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -57,17 +58,7 @@ export async function startTestService(
   const store = databaseUrl ? await openStore({ databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl }) : await openMemoryStore();
   const keyring = new Keyring(randomBytes(32));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-data-'));
-  const config: ServiceConfig = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir,
-    upstreamBaseUrls: {},
-    logLevel: 'silent',
-    tokenTtlSeconds: 900,
-    bodyLimitBytes: 1_048_576,
-    ...(databaseUrl !== undefined && { databaseUrl }),
-    ...overrides,
-  };
+  const config: ServiceConfig = testConfig({ dataDir, ...(databaseUrl !== undefined && { databaseUrl }), ...overrides });
   // Composed like the real service, without its background work (suites start what they test).
   const service = composeService({ store, keyring, config }, { ...options, ownStore: true });
   const app = buildApp(service.ctx);
