@@ -264,6 +264,50 @@ async function vendorJson(
   }
 }
 
+/**
+ * One token request: params encoded as the vendor takes them (form body, JSON body or query string), sent,
+ * and the answer read as a token: a non-2xx or non-object answer is refused, the error_in_body rule applied
+ * (vendor messages with `secrets` scrubbed), and access_token taken from tokenPath.
+ */
+async function tokenRequest(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  request: {
+    method: 'POST' | 'GET';
+    target: URL;
+    headers: Record<string, string>;
+    params: Record<string, string>;
+    bodyFormat: 'form' | 'json' | 'query';
+    /** Whether it may be sent again on a failure: never for a code exchange (a code is spent once). */
+    idempotent: boolean;
+    errorInBody: ErrorInBody | undefined;
+    tokenPath: string | undefined;
+    secrets: string[];
+  },
+): Promise<Record<string, unknown>> {
+  const { target, params } = request;
+  const headers = { ...request.headers };
+  let body: string | undefined;
+  if (request.bodyFormat === 'json') {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(params);
+  } else if (request.bodyFormat === 'query') {
+    for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
+  } else {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(params).toString();
+  }
+  const { status, json: answer } = await vendorJson(
+    ctx,
+    definition,
+    { method: request.method, url: target.toString(), headers, ...(body !== undefined && { body }) },
+    request.idempotent,
+  );
+  if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
+  refuseErrorInBody(definition, request.errorInBody, answer, request.secrets);
+  return readTokenAnswer(answer as Record<string, unknown>, request.tokenPath);
+}
+
 /** POST the token URL with grant_type=authorization_code, as the option's refresh requests are sent. */
 async function exchangeCode(
   ctx: ServiceContext,
@@ -290,22 +334,18 @@ async function exchangeCode(
     params[names.client_id] = app.client_id;
     params[names.client_secret] = app.client_secret;
   }
-  let body: string | undefined;
   const target = new URL(withOrigin(renderTemplate(settings.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
-  if (settings.bodyFormat === 'json') {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(params);
-  } else if (settings.bodyFormat === 'query') {
-    for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
-  } else {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(params).toString();
-  }
-  const url = target.toString();
-  const { status, json: answer } = await vendorJson(ctx, definition, { method: settings.method, url, headers, ...(body !== undefined && { body }) }, false);
-  if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
-  refuseErrorInBody(definition, flow.errorInBody, answer, [app.client_secret, input.code]);
-  const token = readTokenAnswer(answer as Record<string, unknown>, flow.tokenPath);
+  const token = await tokenRequest(ctx, definition, {
+    method: settings.method,
+    target,
+    headers,
+    params,
+    bodyFormat: settings.bodyFormat,
+    idempotent: false,
+    errorInBody: flow.errorInBody,
+    tokenPath: flow.tokenPath,
+    secrets: [app.client_secret, input.code],
+  });
   return flow.followUpExchange === undefined ? token : followUpExchange(ctx, definition, flow.followUpExchange, app, token, context.config);
 }
 
@@ -329,23 +369,17 @@ async function followUpExchange(
   const target = new URL(withOrigin(renderTemplate(follow.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
   const params: Record<string, string> = {};
   for (const [name, template] of Object.entries(follow.params)) params[name] = renderTemplate(template, context);
-  const headers: Record<string, string> = { accept: 'application/json' };
-  let body: string | undefined;
-  if (follow.method === 'GET') {
-    for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
-  } else {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(params).toString();
-  }
-  const { status, json: answer } = await vendorJson(
-    ctx,
-    definition,
-    { method: follow.method, url: target.toString(), headers, ...(body !== undefined && { body }) },
-    follow.method === 'GET',
-  );
-  if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
-  refuseErrorInBody(definition, follow.errorInBody, answer, [app.client_secret, token.access_token ?? '']);
-  return readTokenAnswer(answer as Record<string, unknown>, follow.tokenPath);
+  return tokenRequest(ctx, definition, {
+    method: follow.method,
+    target,
+    headers: { accept: 'application/json' },
+    params,
+    bodyFormat: follow.method === 'GET' ? 'query' : 'form',
+    idempotent: follow.method === 'GET',
+    errorInBody: follow.errorInBody,
+    tokenPath: follow.tokenPath,
+    secrets: [app.client_secret, token.access_token ?? ''],
+  });
 }
 
 /**
