@@ -2,7 +2,8 @@
  * The fetch function ky sends vendor requests through: node:http(s) with keep-alive connection pools per
  * upstream origin, instead of the platform fetch. The platform fetch spends most of a call's CPU on
  * WHATWG streams, signals and body mixins (measured with `npm run bench execute-overhead`); this one
- * reads the body into one buffer, capped while it arrives, and hands ky a Response over that buffer.
+ * reads the body into one buffer, capped while it arrives, and hands ky a Response that answers text()
+ * and json() from that buffer (no web stream unless a caller reads `body`).
  * Interceptors of node:http (nock, the tests' vendor mocks) see every request.
  *
  * What it keeps of fetch: redirects are returned, never followed (the caller applies its own rules);
@@ -60,6 +61,86 @@ function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zli
       return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
     default:
       return undefined;
+  }
+}
+
+/** Decodes bodies as Response.text() does: UTF-8, a leading BOM dropped, malformed bytes replaced. */
+const utf8 = new TextDecoder();
+
+/**
+ * A Response over a body already read whole. Its body methods answer from the buffer: a Response built
+ * over the bytes wraps them in a web stream and text() reads them back through it, which costs more
+ * per call than the rest of the response. Reading `body` (a stream) switches to a Response over the same
+ * bytes, so streaming readers and clones see the standard behaviour.
+ */
+class BufferedResponse extends Response {
+  readonly #bytes: Buffer<ArrayBuffer> | null;
+  readonly #init: ResponseInit;
+  #used = false;
+  #streamed: Response | undefined;
+
+  constructor(bytes: Buffer<ArrayBuffer> | null, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+    this.#init = init;
+  }
+
+  /** The bytes, once; a second read fails as it does on any Response. */
+  #take(): Buffer<ArrayBuffer> | null {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  /** A Response over the same bytes (already disturbed if they were read), for the stream-based readers. */
+  #stream(): Response {
+    if (this.#streamed === undefined) {
+      this.#streamed = new Response(this.#bytes, this.#init);
+      if (this.#used) void this.#streamed.body?.cancel();
+    }
+    return this.#streamed;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    return this.#bytes === null ? null : this.#stream().body;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#streamed === undefined ? this.#used : this.#streamed.bodyUsed;
+  }
+
+  override async text(): Promise<string> {
+    if (this.#streamed !== undefined) return this.#streamed.text();
+    const bytes = this.#take();
+    return bytes === null ? '' : utf8.decode(bytes);
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#streamed !== undefined) return this.#streamed.bytes();
+    const bytes = this.#take();
+    return bytes === null ? new Uint8Array(0) : new Uint8Array(bytes);
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  override async blob(): Promise<Blob> {
+    return this.#stream().blob();
+  }
+
+  override async formData(): Promise<FormData> {
+    return this.#stream().formData();
+  }
+
+  override clone(): Response {
+    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+    if (this.#streamed !== undefined) return this.#streamed.clone();
+    return new BufferedResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) });
   }
 }
 
@@ -124,7 +205,7 @@ function exchange(
         signal?.removeEventListener('abort', onAbort);
         const nullBody = NULL_BODY_STATUSES.has(status);
         resolve(
-          new Response(nullBody ? null : Buffer.concat(chunks, total), {
+          new BufferedResponse(nullBody ? null : Buffer.concat(chunks, total), {
             status,
             statusText: response.statusMessage ?? '',
             headers: responseHeaders(response.rawHeaders),
