@@ -9,7 +9,11 @@
  * What it keeps of fetch: redirects are returned, never followed (the caller applies its own rules);
  * `accept-encoding: gzip, deflate, br` and a User-Agent are sent unless the caller set them; gzip,
  * deflate and br bodies are decoded (the cap counts decoded bytes, so a compressed bomb stops at the
- * cap); the request's abort signal (ky's timeout) ends the request.
+ * cap); the request's abort signal ends the request.
+ *
+ * The per-request timeout is enforced here (ky's own timeout is off): ky's costs a promise chain and a
+ * timer around every call (about 15 µs of CPU per call, measured on ky with a stub fetch), this one a
+ * timer on the request. It spans the whole exchange (headers and body) and a resend on a new connection.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -44,9 +48,22 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+/** The vendor did not answer (headers and whole body) within the timeout: the request was destroyed. */
+export class TransportTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`No complete response within ${timeoutMs} ms.`);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+/** Longest timer Node keeps (a longer one would fire at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 export interface TransportLimits {
   /** Largest body (after decoding) read of one response. */
   maxResponseBytes: number;
+  /** Longest wait for the whole response, from the call of pooledFetch. */
+  timeoutMs: number;
 }
 
 function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
@@ -162,6 +179,7 @@ function exchange(
   body: Buffer | undefined,
   signal: AbortSignal | null,
   limits: TransportLimits,
+  deadline: number,
 ): Promise<Response> {
   const agent = agents[url.protocol as keyof typeof agents];
   if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
@@ -171,6 +189,7 @@ function exchange(
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       request.destroy();
       reject(error);
@@ -202,6 +221,7 @@ function exchange(
       source.on('end', () => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         const nullBody = NULL_BODY_STATUSES.has(status);
         resolve(
@@ -218,6 +238,7 @@ function exchange(
       if (request.reusedSocket && (error as { code?: unknown }).code === 'ECONNRESET') staleFailures.add(error);
       fail(error);
     });
+    const timer = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs)), Math.max(0, deadline - performance.now()));
     if (signal !== null) {
       if (signal.aborted) {
         onAbort();
@@ -236,6 +257,8 @@ function staleConnection(error: unknown, method: string): boolean {
 
 /** A fetch for ky: sends `input` (a Request ky built) on the pooled transport. */
 export async function pooledFetch(input: Request, limits: TransportLimits): Promise<Response> {
+  if (!(limits.timeoutMs > 0 && limits.timeoutMs <= MAX_TIMEOUT_MS)) throw new RangeError(`The timeout must be between 1 and ${MAX_TIMEOUT_MS} ms.`);
+  const deadline = performance.now() + limits.timeoutMs;
   const url = new URL(input.url);
   const headers: Record<string, string> = {};
   input.headers.forEach((value, name) => {
@@ -246,9 +269,9 @@ export async function pooledFetch(input: Request, limits: TransportLimits): Prom
   const body = input.body === null ? undefined : Buffer.from(await input.arrayBuffer());
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
   try {
-    return await exchange(url, input.method, headers, body, input.signal, limits);
+    return await exchange(url, input.method, headers, body, input.signal, limits, deadline);
   } catch (error) {
     if (!staleConnection(error, input.method) || input.signal.aborted) throw error;
-    return exchange(url, input.method, headers, body, input.signal, limits);
+    return exchange(url, input.method, headers, body, input.signal, limits, deadline);
   }
 }

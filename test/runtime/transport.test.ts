@@ -194,10 +194,27 @@ describe('statuses and time', () => {
     expect(error).toBeInstanceOf(UpstreamTimeoutError);
     await expect.poll(() => closed).toBe(true);
   });
+
+  it('counts the body against the timeout: a vendor that sends its headers and then stalls is given up on', async () => {
+    let closed = false;
+    const { origin } = await serve((request, response) => {
+      request.socket.on('close', () => {
+        closed = true;
+      });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"users":[');
+    });
+    const started = performance.now();
+    const error = await get(`${origin}/stalled`, { timeoutMs: 200 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).message).toContain('within 200 ms');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    await expect.poll(() => closed).toBe(true);
+  });
 });
 
 describe('the Response handed to ky', () => {
-  const limits = { maxResponseBytes: 1024 * 1024 };
+  const limits = { maxResponseBytes: 1024 * 1024, timeoutMs: 5_000 };
   const fetchFrom = async (origin: string) => pooledFetch(new Request(`${origin}/v2/users`), limits);
 
   it('reads its body once, as text, JSON or bytes, UTF-8 decoded without a leading BOM', async () => {
