@@ -257,7 +257,8 @@ function staleConnection(error: unknown, method: string): boolean {
 
 /** A fetch for ky: sends `input` (a Request ky built) on the pooled transport. */
 export async function pooledFetch(input: Request, limits: TransportLimits): Promise<Response> {
-  if (!(limits.timeoutMs > 0 && limits.timeoutMs <= MAX_TIMEOUT_MS)) throw new RangeError(`The timeout must be between 1 and ${MAX_TIMEOUT_MS} ms.`);
+  // As ky did: a timeout Node cannot keep is refused; zero gives up at once.
+  if (limits.timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`The timeout cannot be greater than ${MAX_TIMEOUT_MS} ms.`);
   const deadline = performance.now() + limits.timeoutMs;
   const url = new URL(input.url);
   const headers: Record<string, string> = {};
