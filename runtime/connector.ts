@@ -10,7 +10,7 @@ import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse 
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
 import { getPath } from './paths.js';
-import { buildFollowRequest, buildRequest, resolveBaseUrl } from './request.js';
+import { buildFollowRequest, buildRequest, resolveBaseUrl, type Target } from './request.js';
 import { renderTemplate, type TemplateContext } from './templates.js';
 import { errorInBody, upstreamError } from './upstream-errors.js';
 import { issuesFromValidator, type CompiledValidator } from './validation.js';
@@ -108,6 +108,10 @@ export class Connector {
   private readonly http: HttpOptions;
   private readonly baseUrlOverride?: string;
   private readonly redact: (text: string) => string;
+  /** Connector headers (lowercase names) whose templates read credentials or tokens. */
+  private readonly credentialTemplateHeaders: string[];
+  /** The last base URL resolved and its target: the URL is the same call after call, unless a template value changes. */
+  private resolved?: { baseUrl: string; target: Target };
 
   constructor(module: ConnectorModule, options: ConnectorOptions) {
     this.definition = module.definition;
@@ -116,6 +120,9 @@ export class Connector {
     this.baseUrlOverride = options.baseUrl;
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
+    this.credentialTemplateHeaders = Object.entries(this.definition.headers)
+      .filter(([, template]) => /\{\{\s*(credentials|token)\./.test(template))
+      .map(([name]) => name.toLowerCase());
     this.redact = redactor(() => this.authenticator.secrets());
     this.authenticator = new Authenticator(
       option,
@@ -219,11 +226,8 @@ export class Connector {
     const { params: validParams, keepAtMost } = this.checkParams(entityName, actionName, given);
 
     await this.authenticator.prepare();
-    const target = resolveBaseUrl(
-      this.baseUrlOverride ??
-        renderTemplate(this.authenticator.option.baseUrl ?? this.definition.baseUrl, { ...this.context, token: this.authenticator.tokenValues() }),
-      this.baseUrlOverride === undefined ? this.definition.baseUrlHostPattern : undefined,
-    );
+    const templateContext = { ...this.context, token: this.authenticator.tokenValues() };
+    const target = this.target(this.baseUrlOverride ?? renderTemplate(this.authenticator.option.baseUrl ?? this.definition.baseUrl, templateContext));
     const followUrlParam = action.pagination?.style === 'next_records_url' ? action.pagination.url_param : undefined;
     const followUrl = followUrlParam === undefined ? undefined : validParams[followUrlParam];
     const request =
@@ -231,7 +235,7 @@ export class Connector {
         ? buildFollowRequest(action, followUrl, target)
         : buildRequest(action, followUrlParam === undefined ? validParams : { ...validParams, [followUrlParam]: undefined }, target);
     for (const [name, template] of Object.entries(this.definition.headers)) {
-      request.headers[name.toLowerCase()] = renderTemplate(template, { ...this.context, token: this.authenticator.tokenValues() });
+      request.headers[name.toLowerCase()] = renderTemplate(template, templateContext);
     }
 
     const send = async (accessToken?: string) => {
@@ -266,6 +270,15 @@ export class Connector {
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin, keepAtMost);
   }
 
+  /** The checked origin and base of a rendered base URL (the host pattern applies to manifest URLs, not to an override). */
+  private target(baseUrl: string): Target {
+    if (this.resolved?.baseUrl !== baseUrl) {
+      const target = resolveBaseUrl(baseUrl, this.baseUrlOverride === undefined ? this.definition.baseUrlHostPattern : undefined);
+      this.resolved = { baseUrl, target };
+    }
+    return this.resolved.target;
+  }
+
   /**
    * Headers that carry a credential, dropped when a redirect leaves the vendor's origin: every header
    * auth adds, every connector header whose template reads credentials or tokens, and any header whose
@@ -273,9 +286,7 @@ export class Connector {
    */
   private credentialHeaderNames(headers: Record<string, string>, authHeaders: string[]): string[] {
     const names = new Set(authHeaders.map((name) => name.toLowerCase()));
-    for (const [name, template] of Object.entries(this.definition.headers)) {
-      if (/\{\{\s*(credentials|token)\./.test(template)) names.add(name.toLowerCase());
-    }
+    for (const name of this.credentialTemplateHeaders) names.add(name);
     const secrets = this.authenticator.secrets().filter((secret) => secret.length >= 4);
     for (const [name, value] of Object.entries(headers)) {
       if (secrets.some((secret) => value.includes(secret))) names.add(name.toLowerCase());

@@ -1,6 +1,6 @@
-import ky, { TimeoutError } from 'ky';
+import ky from 'ky';
 import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
-import { pooledFetch, ResponseTooLargeError } from './transport.js';
+import { pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
 
 export interface HttpOptions {
   /** Per-request timeout. */
@@ -80,14 +80,15 @@ function tooLarge(request: HttpRequest, status: number, maxBytes: number): Upstr
 
 /** One request through ky on the pooled transport, which reads the body whole but never more than the cap. */
 async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<HttpResponse> {
-  const limits = { maxResponseBytes: options.maxResponseBytes };
+  const limits = { maxResponseBytes: options.maxResponseBytes, timeoutMs: options.timeoutMs };
   let response: Response;
   try {
     response = await ky(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body,
-      timeout: options.timeoutMs,
+      // The transport enforces options.timeoutMs (TransportTimeoutError): ky's timeout would wrap each call in a timer and promises of its own.
+      timeout: false,
       retry: 0,
       throwHttpErrors: false,
       redirect: 'manual',
@@ -171,7 +172,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       response = await sendFollowingRedirects(request, options, idempotent);
     } catch (error) {
       if (error instanceof SwitchyardError) throw error;
-      if (error instanceof TimeoutError) {
+      if (error instanceof TransportTimeoutError) {
         throw new UpstreamTimeoutError(`The vendor did not answer within ${options.timeoutMs} ms (${request.method} ${redactUrl(request.url)}).`);
       }
       if (last) {

@@ -2,13 +2,18 @@
  * The fetch function ky sends vendor requests through: node:http(s) with keep-alive connection pools per
  * upstream origin, instead of the platform fetch. The platform fetch spends most of a call's CPU on
  * WHATWG streams, signals and body mixins (measured with `npm run bench execute-overhead`); this one
- * reads the body into one buffer, capped while it arrives, and hands ky a Response over that buffer.
+ * reads the body into one buffer, capped while it arrives, and hands ky a Response that answers text()
+ * and json() from that buffer (no web stream unless a caller reads `body`).
  * Interceptors of node:http (nock, the tests' vendor mocks) see every request.
  *
  * What it keeps of fetch: redirects are returned, never followed (the caller applies its own rules);
  * `accept-encoding: gzip, deflate, br` and a User-Agent are sent unless the caller set them; gzip,
  * deflate and br bodies are decoded (the cap counts decoded bytes, so a compressed bomb stops at the
- * cap); the request's abort signal (ky's timeout) ends the request.
+ * cap); the request's abort signal ends the request.
+ *
+ * The per-request timeout is enforced here (ky's own timeout is off): ky's costs a promise chain and a
+ * timer around every call (about 15 µs of CPU per call, measured on ky with a stub fetch), this one a
+ * timer on the request. It spans the whole exchange (headers and body) and a resend on a new connection.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -43,9 +48,22 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+/** The vendor did not answer (headers and whole body) within the timeout: the request was destroyed. */
+export class TransportTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`No complete response within ${timeoutMs} ms.`);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+/** Longest timer Node keeps (a longer one would fire at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
 export interface TransportLimits {
   /** Largest body (after decoding) read of one response. */
   maxResponseBytes: number;
+  /** Longest wait for the whole response, from the call of pooledFetch. */
+  timeoutMs: number;
 }
 
 function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
@@ -60,6 +78,86 @@ function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zli
       return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
     default:
       return undefined;
+  }
+}
+
+/** Decodes bodies as Response.text() does: UTF-8, a leading BOM dropped, malformed bytes replaced. */
+const utf8 = new TextDecoder();
+
+/**
+ * A Response over a body already read whole. Its body methods answer from the buffer: a Response built
+ * over the bytes wraps them in a web stream and text() reads them back through it, which costs more
+ * per call than the rest of the response. Reading `body` (a stream) switches to a Response over the same
+ * bytes, so streaming readers and clones see the standard behaviour.
+ */
+class BufferedResponse extends Response {
+  readonly #bytes: Buffer<ArrayBuffer> | null;
+  readonly #init: ResponseInit;
+  #used = false;
+  #streamed: Response | undefined;
+
+  constructor(bytes: Buffer<ArrayBuffer> | null, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+    this.#init = init;
+  }
+
+  /** The bytes, once; a second read fails as it does on any Response. */
+  #take(): Buffer<ArrayBuffer> | null {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
+
+  /** A Response over the same bytes (already disturbed if they were read), for the stream-based readers. */
+  #stream(): Response {
+    if (this.#streamed === undefined) {
+      this.#streamed = new Response(this.#bytes, this.#init);
+      if (this.#used) void this.#streamed.body?.cancel();
+    }
+    return this.#streamed;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    return this.#bytes === null ? null : this.#stream().body;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#streamed === undefined ? this.#used : this.#streamed.bodyUsed;
+  }
+
+  override async text(): Promise<string> {
+    if (this.#streamed !== undefined) return this.#streamed.text();
+    const bytes = this.#take();
+    return bytes === null ? '' : utf8.decode(bytes);
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#streamed !== undefined) return this.#streamed.bytes();
+    const bytes = this.#take();
+    return bytes === null ? new Uint8Array(0) : new Uint8Array(bytes);
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return (await this.bytes()).buffer;
+  }
+
+  override async blob(): Promise<Blob> {
+    return this.#stream().blob();
+  }
+
+  override async formData(): Promise<FormData> {
+    return this.#stream().formData();
+  }
+
+  override clone(): Response {
+    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+    if (this.#streamed !== undefined) return this.#streamed.clone();
+    return new BufferedResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) });
   }
 }
 
@@ -81,6 +179,7 @@ function exchange(
   body: Buffer | undefined,
   signal: AbortSignal | null,
   limits: TransportLimits,
+  deadline: number,
 ): Promise<Response> {
   const agent = agents[url.protocol as keyof typeof agents];
   if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
@@ -90,6 +189,7 @@ function exchange(
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       request.destroy();
       reject(error);
@@ -121,10 +221,11 @@ function exchange(
       source.on('end', () => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         const nullBody = NULL_BODY_STATUSES.has(status);
         resolve(
-          new Response(nullBody ? null : Buffer.concat(chunks, total), {
+          new BufferedResponse(nullBody ? null : Buffer.concat(chunks, total), {
             status,
             statusText: response.statusMessage ?? '',
             headers: responseHeaders(response.rawHeaders),
@@ -137,6 +238,7 @@ function exchange(
       if (request.reusedSocket && (error as { code?: unknown }).code === 'ECONNRESET') staleFailures.add(error);
       fail(error);
     });
+    const timer = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs)), Math.max(0, deadline - performance.now()));
     if (signal !== null) {
       if (signal.aborted) {
         onAbort();
@@ -155,6 +257,9 @@ function staleConnection(error: unknown, method: string): boolean {
 
 /** A fetch for ky: sends `input` (a Request ky built) on the pooled transport. */
 export async function pooledFetch(input: Request, limits: TransportLimits): Promise<Response> {
+  // As ky did: a timeout Node cannot keep is refused; zero gives up at once.
+  if (limits.timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`The timeout cannot be greater than ${MAX_TIMEOUT_MS} ms.`);
+  const deadline = performance.now() + limits.timeoutMs;
   const url = new URL(input.url);
   const headers: Record<string, string> = {};
   input.headers.forEach((value, name) => {
@@ -165,9 +270,9 @@ export async function pooledFetch(input: Request, limits: TransportLimits): Prom
   const body = input.body === null ? undefined : Buffer.from(await input.arrayBuffer());
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
   try {
-    return await exchange(url, input.method, headers, body, input.signal, limits);
+    return await exchange(url, input.method, headers, body, input.signal, limits, deadline);
   } catch (error) {
     if (!staleConnection(error, input.method) || input.signal.aborted) throw error;
-    return exchange(url, input.method, headers, body, input.signal, limits);
+    return exchange(url, input.method, headers, body, input.signal, limits, deadline);
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, OperatorUnauthorizedError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
 import { bearerToken, sameSecret } from '../security/bearer.js';
-import { TokenError, VerifiedTokenCache } from '../security/tokens.js';
+import { TokenError, VerifiedTokenCache, type TokenClaims } from '../security/tokens.js';
 import { findConnector } from '../services/connector-lookup.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
@@ -24,26 +24,8 @@ export function registerAuthentication(app: FastifyInstance): void {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     for (const method of [route.method].flat()) if (method !== 'HEAD') scoped.push(`${method} ${path}`);
   });
-  app.addHook('onRequest', async (request) => {
-    // Unknown paths reach the not-found handler (404 in the envelope), not a 401.
-    if (request.routeOptions.url === undefined || request.routeOptions.config.public) return;
-    if (request.routeOptions.config.operator) {
-      const expected = app.ctx.config.operatorToken;
-      if (expected === undefined) throw new OperatorUnauthorizedError('The admin API is off: this service has no operator credential.');
-      if (!sameSecret(bearerToken(request), expected)) {
-        throw new OperatorUnauthorizedError(
-          'Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).',
-        );
-      }
-      return;
-    }
-    let claims;
-    try {
-      claims = await tokens.verify(bearer(request));
-    } catch (error) {
-      if (error instanceof TokenError) throw new UnauthorizedError(error.message);
-      throw error;
-    }
+  /** The checks after the token is verified: the organization header, and what a scoped token may reach. */
+  const admit = (request: FastifyRequest, claims: TokenClaims): void => {
     const requested = request.headers[ORGANIZATION_HEADER];
     if (typeof requested === 'string' && requested !== '' && requested !== claims.organizationId) {
       throw new ForbiddenError(`X-Organization-Id ${requested} does not match the organization of the application token.`);
@@ -54,13 +36,48 @@ export function registerAuthentication(app: FastifyInstance): void {
       );
     }
     request.principal = claims;
+  };
+  // A callback hook (a throw is the request's error): a token verified before is admitted without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    // Unknown paths reach the not-found handler (404 in the envelope), not a 401.
+    if (request.routeOptions.url === undefined || request.routeOptions.config.public) return done();
+    if (request.routeOptions.config.operator) {
+      const expected = app.ctx.config.operatorToken;
+      if (expected === undefined) throw new OperatorUnauthorizedError('The admin API is off: this service has no operator credential.');
+      if (!sameSecret(bearerToken(request), expected)) {
+        throw new OperatorUnauthorizedError(
+          'Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).',
+        );
+      }
+      return done();
+    }
+    const token = bearer(request);
+    const known = tokens.cached(token);
+    if (known !== undefined) {
+      admit(request, known);
+      return done();
+    }
+    tokens.verify(token).then(
+      (claims) => {
+        try {
+          admit(request, claims);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
+        done();
+      },
+      (error: unknown) => done(error instanceof TokenError ? new UnauthorizedError(error.message) : (error as Error)),
+    );
   });
   // After validation, so :id is a well-formed id: a connector outside the token's workspace does not exist for it.
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     const workspaceId = request.principal?.workspaceId;
-    if (workspaceId === undefined || request.routeOptions.config.scopedAccess !== 'connector') return;
+    if (workspaceId === undefined || request.routeOptions.config.scopedAccess !== 'connector') return done();
     const { id } = request.params as { id: string };
-    const row = await findConnector(app.ctx.store.db, request.principal.organizationId, id);
-    if (row.workspace_id !== workspaceId) throw new ResourceNotFoundError(`No connector ${id}.`);
+    findConnector(app.ctx.store.db, request.principal.organizationId, id).then(
+      (row) => done(row.workspace_id === workspaceId ? undefined : new ResourceNotFoundError(`No connector ${id}.`)),
+      (error: unknown) => done(error as Error),
+    );
   });
 }

@@ -53,9 +53,11 @@ function checkFlat(values: unknown, prefix: string): void {
 }
 
 export function registerInputCharacterRules(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // A callback hook (a throw is the request's error): an async one costs a promise per request.
+  app.addHook('preValidation', (request, _reply, done) => {
     checkFlat(request.params, '');
     checkFlat(request.query, '');
     checkBody(request.body);
+    done();
   });
 }

@@ -74,23 +74,41 @@ function requiredNames(schema: unknown): Set<string> {
   return new Set(isObject(schema) && Array.isArray(schema.required) ? (schema.required as string[]) : []);
 }
 
-function routeSchema(request: FastifyRequest): { body?: unknown; querystring?: unknown } {
-  return (request.routeOptions.schema ?? {}) as { body?: unknown; querystring?: unknown };
+/** What the hooks need of a route's schema, read once per route rather than on every request. */
+interface AcceptancePlan {
+  requiredInBody: Set<string>;
+  ignoredInBody: string[];
+  ignoredInQuery: string[];
+}
+
+const plans = new WeakMap<object, AcceptancePlan>();
+const NO_SCHEMA: AcceptancePlan = { requiredInBody: new Set(), ignoredInBody: [], ignoredInQuery: [] };
+
+function planOf(request: FastifyRequest): AcceptancePlan {
+  const schema = request.routeOptions.schema as { body?: unknown; querystring?: unknown } | undefined;
+  if (schema === undefined) return NO_SCHEMA;
+  let plan = plans.get(schema);
+  if (plan === undefined) {
+    plan = { requiredInBody: requiredNames(schema.body), ignoredInBody: ignoredNames(schema.body), ignoredInQuery: ignoredNames(schema.querystring) };
+    plans.set(schema, plan);
+  }
+  return plan;
 }
 
 /** The two hooks: nulls dropped before validation, ignored fields dropped after it. */
 export function registerRequestAcceptance(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const body = request.body;
-    if (!isObject(body)) return;
-    const required = requiredNames(routeSchema(request).body);
-    for (const [name, value] of Object.entries(body)) {
-      if (value === null && !required.has(name)) delete body[name];
+    if (isObject(body)) {
+      const required = planOf(request).requiredInBody;
+      for (const name of Object.keys(body)) if (body[name] === null && !required.has(name)) delete body[name];
     }
+    done();
   });
-  app.addHook('preHandler', async (request) => {
-    const schema = routeSchema(request);
-    if (isObject(request.body)) for (const name of ignoredNames(schema.body)) delete request.body[name];
-    if (isObject(request.query)) for (const name of ignoredNames(schema.querystring)) delete request.query[name];
+  app.addHook('preHandler', (request, _reply, done) => {
+    const plan = planOf(request);
+    if (isObject(request.body)) for (const name of plan.ignoredInBody) delete request.body[name];
+    if (isObject(request.query)) for (const name of plan.ignoredInQuery) delete request.query[name];
+    done();
   });
 }

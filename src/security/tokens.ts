@@ -92,13 +92,19 @@ export class VerifiedTokenCache {
     private readonly maxEntries = 10_000,
   ) {}
 
+  /** The claims of a token verified before and not expired yet, without waiting; undefined: call verify. */
+  cached(token: string, now = Date.now()): TokenClaims | undefined {
+    const cached = this.entries.get(token);
+    if (cached === undefined) return undefined;
+    if (now < cached.expiresAtMs) return cached.claims;
+    this.entries.delete(token);
+    return undefined;
+  }
+
   async verify(token: string): Promise<TokenClaims> {
     const now = Date.now();
-    const cached = this.entries.get(token);
-    if (cached !== undefined) {
-      if (now < cached.expiresAtMs) return cached.claims;
-      this.entries.delete(token);
-    }
+    const cached = this.cached(token, now);
+    if (cached !== undefined) return cached;
     const claims = await verifyToken(token, this.key);
     const expiresAtMs = expiryOf(token);
     if (expiresAtMs !== undefined && now < expiresAtMs) {

@@ -10,6 +10,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendRequest, DEFAULT_HTTP_OPTIONS, type HttpOptions } from '../../runtime/http.js';
 import { UpstreamError, UpstreamTimeoutError } from '../../runtime/errors.js';
+import { pooledFetch } from '../../runtime/transport.js';
 
 const options: HttpOptions = { ...DEFAULT_HTTP_OPTIONS, retries: 0 };
 const closers: Array<() => Promise<void>> = [];
@@ -192,5 +193,67 @@ describe('statuses and time', () => {
     const error = await get(`${origin}/slow`, { timeoutMs: 150 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamTimeoutError);
     await expect.poll(() => closed).toBe(true);
+  });
+
+  it('counts the body against the timeout: a vendor that sends its headers and then stalls is given up on', async () => {
+    let closed = false;
+    const { origin } = await serve((request, response) => {
+      request.socket.on('close', () => {
+        closed = true;
+      });
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"users":[');
+    });
+    const started = performance.now();
+    const error = await get(`${origin}/stalled`, { timeoutMs: 200 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect((error as UpstreamTimeoutError).message).toContain('within 200 ms');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    await expect.poll(() => closed).toBe(true);
+  });
+});
+
+describe('the Response handed to ky', () => {
+  const limits = { maxResponseBytes: 1024 * 1024, timeoutMs: 5_000 };
+  const fetchFrom = async (origin: string) => pooledFetch(new Request(`${origin}/v2/users`), limits);
+
+  it('reads its body once, as text, JSON or bytes, UTF-8 decoded without a leading BOM', async () => {
+    const { origin } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Zoë"}')]));
+    });
+    const text = await fetchFrom(origin);
+    expect(text.bodyUsed).toBe(false);
+    expect(await text.text()).toBe('{"name":"Zoë"}');
+    expect(text.bodyUsed).toBe(true);
+    await expect(text.text()).rejects.toThrow(TypeError);
+    expect(() => text.clone()).toThrow(TypeError);
+    expect(await (await fetchFrom(origin)).json()).toEqual({ name: 'Zoë' });
+    const bytes = new Uint8Array(await (await fetchFrom(origin)).arrayBuffer());
+    expect(Buffer.from(bytes).subarray(3).toString('utf8')).toBe('{"name":"Zoë"}');
+  });
+
+  it('streams its body and clones as any Response does', async () => {
+    const { origin } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":1}');
+    });
+    const response = await fetchFrom(origin);
+    const copy = response.clone();
+    expect(copy.status).toBe(200);
+    expect(copy.headers.get('content-type')).toBe('application/json');
+    const reader = response.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) chunks.push(read.value);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe('{"id":1}');
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+    expect(await copy.text()).toBe('{"id":1}');
+    expect(await (await fetchFrom(origin)).blob().then((blob) => blob.text())).toBe('{"id":1}');
+  });
+
+  it('has no body for 204', async () => {
+    const { origin } = await serve((_request, response) => response.writeHead(204).end());
+    const response = await fetchFrom(origin);
+    expect(response.body).toBeNull();
+    expect(await response.text()).toBe('');
   });
 });
