@@ -296,6 +296,109 @@ export interface RecordRow {
   [key: `_k${number}`]: string | null;
 }
 
+/**
+ * How an unsorted search reads: first a window of records in record order, `perResult` per record of the
+ * page it asks for, between `min` and `max` (a filter that one record in ten matches fills its page from
+ * it); then at most `orderedMax` more records in order when the window's hits say the page ends within
+ * them; otherwise the filter's indexes.
+ */
+export interface WindowSettings {
+  perResult: number;
+  min: number;
+  max: number;
+  orderedMax: number;
+}
+
+export const WINDOW: WindowSettings = { perResult: 10, min: 1000, max: 5000, orderedMax: 50_000 };
+
+/**
+ * One pass of an unsorted search over a window: the first `size` live records of the entity after the
+ * cursor's row, in record order, those matching the filter (`hit`) and the window's last record (its
+ * `position` is `size`, whether it matches or not), at most `limit` rows, read in record order and stopped
+ * as soon as there are `limit`. So `limit` hits are the first `limit` matches after the cursor, exactly as
+ * the plain query finds them; fewer hits and no row at `position` `size` mean the entity ended inside the
+ * window (the hits are all the matches); fewer hits and the window's last record mean the search goes on
+ * after it. Written so the filter is no index condition: the record-order index (the primary key) is read
+ * from the cursor, whatever the planner estimates of the filter (exported so tests can EXPLAIN it).
+ */
+export function windowQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  size: number,
+  limit: number,
+): RawBuilder<WindowRow> {
+  return sql<WindowRow>`
+    SELECT w.record_id, w.data, w.hit, w.position
+    FROM (
+      SELECT r.record_id, r.data, (CASE WHEN ${filter} THEN true ELSE false END) AS hit, row_number() OVER (ORDER BY r.record_id) AS position
+      FROM context_records AS r
+      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+        AND r.deleted_at IS NULL AND ${after}
+      ORDER BY r.record_id
+      LIMIT ${size}
+    ) AS w
+    WHERE w.hit OR w.position = ${size}
+    ORDER BY w.record_id
+    LIMIT ${limit}`;
+}
+
+interface WindowRow extends RecordRow {
+  hit: boolean;
+  position: string | number;
+}
+
+/** What unsortedRows read: windows in record order (size, hits), then perhaps the filter's indexes (rows). */
+export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { kind: 'index'; rows: number };
+
+/**
+ * The first `limit` matches of an unsorted search (record order), the same rows as recordsQuery, found
+ * without trusting the planner's estimate of the filter: pg_trgm gives `<%` a fixed selectivity, and a
+ * containment or pattern is estimated from a sample of a hundred records, so the planner may sort
+ * thousands of matches it takes for a hundred, or read in order for matches it takes as common.
+ * A window of records is read in order first (common matches fill the page from it); its hits measure
+ * how common the matches are: when the rest of the page is expected within `orderedMax` more records, a
+ * second window reads on in order, otherwise the matches are rare and the plain query (the filter's
+ * indexes) finds the rest after the windows.
+ */
+export async function unsortedRows(
+  db: ServiceContext['store']['db'],
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  limit: number,
+  window: WindowSettings = WINDOW,
+): Promise<{ rows: RecordRow[]; passes: UnsortedPass[] }> {
+  const rows: RecordRow[] = [];
+  const passes: UnsortedPass[] = [];
+  let from = after;
+  let read = 0;
+  let size = Math.min(window.max, Math.max(window.min, window.perResult * limit));
+  for (;;) {
+    const result = await windowQuery(scope, filter, from, size, limit - rows.length).execute(db);
+    let hits = 0;
+    for (const { hit, position: _position, ...row } of result.rows) {
+      if (!hit) continue;
+      rows.push(row);
+      hits += 1;
+    }
+    passes.push({ kind: 'window', size, hits });
+    const end = result.rows.find((row) => Number(row.position) === size);
+    if (rows.length >= limit || end === undefined) return { rows, passes };
+    read += size;
+    from = sql<boolean>`(${after} AND r.record_id > ${end.record_id})`;
+    // The hits so far measure how common matches are: the rest of the page is expected within `expected`
+    // more records (with a margin); a second window reads them in order unless that is too many.
+    const expected = rows.length === 0 ? Number.POSITIVE_INFINITY : Math.ceil(((limit - rows.length) * read * 1.5) / rows.length);
+    if (passes.length > 1 || expected > window.orderedMax) break;
+    size = Math.max(window.min, expected);
+  }
+  const order = sortPlan([], 'r');
+  const rest = await recordsQuery(scope, filter, from, order, order.phases()[0] as SortPhase, limit - rows.length).execute(db);
+  passes.push({ kind: 'index', rows: rest.rows.length });
+  return { rows: [...rows, ...rest.rows], passes };
+}
+
 async function filterSearch(
   ctx: ServiceContext,
   scope: SearchScope,
@@ -318,11 +421,14 @@ async function filterSearch(
     after = order.after(cursorKeys, id);
   }
   const rows: RecordRow[] = [];
-  for (const phase of order.phases(cursorKeys)) {
-    const query = recordsQuery({ ...scope, entity: scope.entity.name }, search.filter, after, order, phase, search.limit + 1 - rows.length);
-    const result = await query.execute(ctx.store.db);
-    rows.push(...result.rows);
-    if (rows.length > search.limit) break;
+  const where = { ...scope, entity: scope.entity.name };
+  if (order.keyCount === 0) rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1)).rows);
+  else {
+    for (const phase of order.phases(cursorKeys)) {
+      const result = await recordsQuery(where, search.filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);
+      rows.push(...result.rows);
+      if (rows.length > search.limit) break;
+    }
   }
   const hasMore = rows.length > search.limit;
   const page = hasMore ? rows.slice(0, search.limit) : rows;
