@@ -258,9 +258,9 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
  * Search needs a complete sync of the entity: never synchronized, first sync still running or failed,
  * or an entity the sync cannot read, is a clear 400 (never an empty list).
  */
-async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promise<void> {
+async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promise<{ records: number }> {
   const readiness = await entityReadiness(ctx.store.db, scope.connectorId, scope.entity.name);
-  if (readiness.ready_for_search) return;
+  if (readiness.ready_for_search) return { records: readiness.record_count };
   const actions = Object.keys(scope.entity.actions).join(', ');
   const reason = readiness.reason ?? `${scope.entity.name} has not been synchronized yet.`;
   const message =
@@ -298,18 +298,21 @@ export interface RecordRow {
 
 /**
  * How an unsorted search reads: first a window of records in record order, `perResult` per record of the
- * page it asks for, between `min` and `max` (a filter that one record in ten matches fills its page from
- * it); then at most `orderedMax` more records in order when the window's hits say the page ends within
- * them; otherwise the filter's indexes.
+ * page it asks for, between `min` and `max` (a filter that one record in `perResult` matches fills its
+ * page from it). Its hits measure how common the matches are; a second window reads on in order when the
+ * rest of the page is expected within `orderedMax` records and within `indexCost` records per match the
+ * filter's indexes would fetch (a match found through an index is a random heap page, then sorted; a
+ * record read in order is the next one of the primary key). Otherwise the filter's indexes find the rest.
  */
 export interface WindowSettings {
   perResult: number;
   min: number;
   max: number;
   orderedMax: number;
+  indexCost: number;
 }
 
-export const WINDOW: WindowSettings = { perResult: 10, min: 1000, max: 5000, orderedMax: 50_000 };
+export const WINDOW: WindowSettings = { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8 };
 
 /**
  * One pass of an unsorted search over a window: the first `size` live records of the entity after the
@@ -367,8 +370,9 @@ export async function unsortedRows(
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   limit: number,
-  window: WindowSettings = WINDOW,
+  options: { records: number; window?: WindowSettings },
 ): Promise<{ rows: RecordRow[]; passes: UnsortedPass[] }> {
+  const window = options.window ?? WINDOW;
   const rows: RecordRow[] = [];
   const passes: UnsortedPass[] = [];
   let from = after;
@@ -387,11 +391,15 @@ export async function unsortedRows(
     if (rows.length >= limit || end === undefined) return { rows, passes };
     read += size;
     from = sql<boolean>`(${after} AND r.record_id > ${end.record_id})`;
-    // The hits so far measure how common matches are: the rest of the page is expected within `expected`
-    // more records (with a margin); a second window reads them in order unless that is too many.
-    const expected = rows.length === 0 ? Number.POSITIVE_INFINITY : Math.ceil(((limit - rows.length) * read * 1.5) / rows.length);
-    if (passes.length > 1 || expected > window.orderedMax) break;
-    size = Math.max(window.min, expected);
+    if (passes.length > 1 || rows.length === 0) break;
+    // The share of the window that matched: the rest of the page is expected within `expected` more
+    // records in order, and the indexes would fetch about `matches` records (of the entity's `records`,
+    // as its last sync counted them).
+    const share = rows.length / read;
+    const expected = (limit - rows.length) / share;
+    const matches = share * Math.max(0, options.records - read);
+    if (expected > window.orderedMax || expected > window.indexCost * matches) break;
+    size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
   }
   const order = sortPlan([], 'r');
   const rest = await recordsQuery(scope, filter, from, order, order.phases()[0] as SortPhase, limit - rows.length).execute(db);
@@ -403,6 +411,7 @@ async function filterSearch(
   ctx: ServiceContext,
   scope: SearchScope,
   search: Extract<Plan, { mode: 'query' }>,
+  records: number,
 ): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
@@ -422,7 +431,7 @@ async function filterSearch(
   }
   const rows: RecordRow[] = [];
   const where = { ...scope, entity: scope.entity.name };
-  if (order.keyCount === 0) rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1)).rows);
+  if (order.keyCount === 0) rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records })).rows);
   else {
     for (const phase of order.phases(cursorKeys)) {
       const result = await recordsQuery(where, search.filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);
@@ -451,7 +460,7 @@ function elapsed(started: number): number {
 export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope, params: Record<string, unknown>): Promise<SearchResult> {
   const started = performance.now();
   const search = plan(scope.entity, params);
-  await assertSearchable(ctx, scope);
+  const { records } = await assertSearchable(ctx, scope);
   if (search.mode === 'semantic') {
     const found = await semanticSearch(
       ctx,
@@ -462,6 +471,6 @@ export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope
     return { mode: 'semantic', data: found.data, meta: { has_more: found.meta.has_more, cursor: found.meta.cursor, took_ms: elapsed(started) } };
   }
   await ctx.statistics.ensure('context_records').catch(() => undefined);
-  const found = await filterSearch(ctx, scope, search);
+  const found = await filterSearch(ctx, scope, search, records);
   return { mode: 'query', data: found.data, meta: { has_more: found.has_more, cursor: found.cursor, took_ms: elapsed(started) } };
 }

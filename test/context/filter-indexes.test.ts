@@ -210,7 +210,8 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   it('pages an unsorted search through windows and the index with the rows of the plain query', async () => {
     // Small windows, so the table of a few hundred records takes every path: a page filled from the first
     // window, a second window in order, the index after the windows, and the entity ending inside a window.
-    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100 };
+    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
+    const records = (await reference(sql<boolean>`true`)).length;
     const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
       { filter: {}, first: ['window'] },
       { filter: { contains: { title: 'alpha' } }, first: ['window', 'window'] },
@@ -228,7 +229,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         let last: string | undefined;
         for (let page = 0; ; page += 1) {
           const after = last === undefined ? sql<boolean>`true` : sql<boolean>`r.record_id > ${last}`;
-          const found = await unsortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, window);
+          const found = await unsortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, { records, window });
           const plain = await recordsQuery(
             { ...scope, entity: 'issues' },
             condition,
@@ -255,6 +256,11 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         expect(paged, `${JSON.stringify(filter)} limit ${limit}`).toEqual(expected);
       }
     }
+    // the same common matches in an entity taken as small: its index finds them, the same rows
+    const alpha = compileFilter({ contains: { title: 'alpha' } }, entity, 'r');
+    const small = await unsortedRows(store.db, { ...scope, entity: 'issues' }, alpha, sql<boolean>`true`, 21, { records: 40, window });
+    expect(small.passes.map((pass) => pass.kind)).toEqual(['window', 'index']);
+    expect(small.rows.map((row) => row.record_id)).toEqual((await reference(alpha)).slice(0, 21));
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
       const expected = await reference(compileFilter(filter, entity, 'r'));
