@@ -14,7 +14,15 @@ import { connectorModules, type EntityDefinition } from '../../runtime/index.js'
 import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
 import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/index.js';
-import { contextStoreSearch, recordsQuery, unsortedRows, windowQuery, type SearchScope, type UnsortedPass } from '../../src/context/search.js';
+import {
+  contextStoreSearch,
+  guessedSelectivity,
+  recordsQuery,
+  unsortedRows,
+  windowQuery,
+  type SearchScope,
+  type UnsortedPass,
+} from '../../src/context/search.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
@@ -261,6 +269,12 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     const small = await unsortedRows(store.db, { ...scope, entity: 'issues' }, alpha, sql<boolean>`true`, 21, { records: 40, window });
     expect(small.passes.map((pass) => pass.kind)).toEqual(['window', 'index']);
     expect(small.rows.map((row) => row.record_id)).toEqual((await reference(alpha)).slice(0, 21));
+    // which filters the search reads in windows first: those whose selectivity the planner guesses
+    expect(guessedSelectivity({ and: [{ contains: { title: 'x' } }, { or: [{ gte: { priority: 2 } }, { in: { priority: [1] } }] }] })).toBe(true);
+    expect(guessedSelectivity({ any: { labelIds: { eq: { $: 'bug' } } } })).toBe(true);
+    expect(guessedSelectivity({ not: { fuzzy: { title: 'refnd' } } })).toBe(true);
+    expect(guessedSelectivity({ contains: { eq: 'x' }, keyword: { title: 'fuzzy' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity(null)).toBe(false);
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
       const expected = await reference(compileFilter(filter, entity, 'r'));
