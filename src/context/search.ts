@@ -383,13 +383,10 @@ export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { ki
 
 /**
  * The first `limit` matches of an unsorted search (record order), the same rows as recordsQuery, found
- * without trusting the planner's estimate of the filter: pg_trgm gives `<%` a fixed selectivity, and a
- * containment or pattern is estimated from a sample of a hundred records, so the planner may sort
- * thousands of matches it takes for a hundred, or read in order for matches it takes as common.
- * A window of records is read in order first (common matches fill the page from it); its hits measure
- * how common the matches are: when the rest of the page is expected within `orderedMax` more records, a
- * second window reads on in order, otherwise the matches are rare and the plain query (the filter's
- * indexes) finds the rest after the windows.
+ * without trusting the planner's estimate of the filter (see guessedSelectivity): it may sort thousands of
+ * matches it takes for a hundred, or read a million records in order for matches it takes as common.
+ * Windows as WindowSettings describes, then the plain query after them; `records` is the entity's record
+ * count (its last sync's), for the number of matches the indexes would fetch.
  */
 export async function unsortedRows(
   db: ServiceContext['store']['db'],
