@@ -5,11 +5,13 @@
  * on PostgreSQL when its server binaries are on the machine (a throwaway cluster).
  *
  * Shapes (each query varies its value; limit 100, the searchable fields of each record returned):
- * - eq on assignee.id (0.5% of records): GIN index on data (containment).
+ * - eq on assignee.id (0.5% of records): GIN index on data (containment); on PostgreSQL, windows read in
+ *   record order first (src/context/search.ts, unsortedRows): a second window of ~20 000 records at 1M.
  * - range: a 7-day window of createdAt (~1000 records): day index of migration 4.
  * - contains a common title word (~7%): read in order until the 101st match.
  * - startswith / like / keyword on rare values (~10-1000 records): trigram index of migration 9.
- * - fuzzy: two misspelled title words: trigram index of migration 9.
+ * - fuzzy: two misspelled title words (from none to ~30% of the titles match): on PostgreSQL windows in
+ *   record order first, then the trigram index of migration 9 when the window finds few or none.
  * - and/or sorted: (state Todo or In Progress) and priority >= 2 or 3 (~20%), sorted by updatedAt desc:
  *   sort index of migration 9, read backward until a page matches.
  * - sorted, no filter: title asc; eq + sort: assignee.id sorted by createdAt desc.

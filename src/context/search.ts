@@ -10,6 +10,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
+import type { StoreKind } from '../db/database.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
 import { compileFilterInto } from './filter/compile.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
@@ -258,9 +259,9 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
  * Search needs a complete sync of the entity: never synchronized, first sync still running or failed,
  * or an entity the sync cannot read, is a clear 400 (never an empty list).
  */
-async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promise<void> {
+async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promise<{ records: number }> {
   const readiness = await entityReadiness(ctx.store.db, scope.connectorId, scope.entity.name);
-  if (readiness.ready_for_search) return;
+  if (readiness.ready_for_search) return { records: readiness.record_count };
   const actions = Object.keys(scope.entity.actions).join(', ');
   const reason = readiness.reason ?? `${scope.entity.name} has not been synchronized yet.`;
   const message =
@@ -296,10 +297,145 @@ export interface RecordRow {
   [key: `_k${number}`]: string | null;
 }
 
+/**
+ * How an unsorted search reads: first a window of records in record order, `perResult` per record of the
+ * page it asks for, between `min` and `max` (a filter that one record in `perResult` matches fills its
+ * page from it). Its hits measure how common the matches are; a second window reads on in order when the
+ * rest of the page is expected within `orderedMax` records and within `indexCost` records per match the
+ * filter's indexes would fetch (a match found through an index is a random heap page, then sorted; a
+ * record read in order is the next one of the primary key). Otherwise the filter's indexes find the rest.
+ */
+export interface WindowSettings {
+  perResult: number;
+  min: number;
+  max: number;
+  orderedMax: number;
+  indexCost: number;
+}
+
+/**
+ * The windows of each store. On PostgreSQL a page an index finds is often outside shared buffers (a read,
+ * then the matches are sorted), so reading in order pays off early. The embedded store holds its pages in
+ * memory or a local file, where a misestimated plan costs little (an index fetch is little more than the
+ * next record in order, the reasoning of its random_page_cost of 1.1): measured on 100k records, windows
+ * only added their own cost there, so it leaves every filter to the planner.
+ */
+export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
+  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8 },
+};
+
+/**
+ * Whether the planner's estimate of a filter is a guess: `fuzzy` (pg_trgm's `<%` has a fixed selectivity)
+ * and the containment operators (`eq`, `in`, `array_contains`: `data @> ...`, estimated from a sample of
+ * whole records), anywhere in the filter. Other filters are estimated from the statistics of their index
+ * expressions (the day and trigram indexes), and an unsorted search leaves them to the planner.
+ */
+export function guessedSelectivity(filter: unknown): boolean {
+  if (filter === null || typeof filter !== 'object') return false;
+  if (Array.isArray(filter)) return filter.some(guessedSelectivity);
+  return Object.entries(filter).some(([operator, operand]) => {
+    if (operator === 'fuzzy' || operator === 'eq' || operator === 'in' || operator === 'array_contains') return true;
+    if (operator === 'and' || operator === 'or' || operator === 'not') return guessedSelectivity(operand);
+    if (operator === 'any' && operand !== null && typeof operand === 'object') return Object.values(operand).some(guessedSelectivity);
+    return false;
+  });
+}
+
+/**
+ * One pass of an unsorted search over a window: the first `size` live records of the entity after the
+ * cursor's row, in record order, those matching the filter (`hit`) and the window's last record (its
+ * `position` is `size`, whether it matches or not), at most `limit` rows, read in record order and stopped
+ * as soon as there are `limit`. So `limit` hits are the first `limit` matches after the cursor, exactly as
+ * the plain query finds them; fewer hits and no row at `position` `size` mean the entity ended inside the
+ * window (the hits are all the matches); fewer hits and the window's last record mean the search goes on
+ * after it. Written so the filter is no index condition: the record-order index (the primary key) is read
+ * from the cursor, whatever the planner estimates of the filter (exported so tests can EXPLAIN it).
+ */
+export function windowQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  size: number,
+  limit: number,
+): RawBuilder<WindowRow> {
+  return sql<WindowRow>`
+    SELECT w.record_id, w.data, w.hit, w.position
+    FROM (
+      SELECT r.record_id, r.data, (CASE WHEN ${filter} THEN true ELSE false END) AS hit, row_number() OVER (ORDER BY r.record_id) AS position
+      FROM context_records AS r
+      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+        AND r.deleted_at IS NULL AND ${after}
+      ORDER BY r.record_id
+      LIMIT ${size}
+    ) AS w
+    WHERE w.hit OR w.position = ${size}
+    ORDER BY w.record_id
+    LIMIT ${limit}`;
+}
+
+interface WindowRow extends RecordRow {
+  hit: boolean;
+  position: string | number;
+}
+
+/** What unsortedRows read: windows in record order (size, hits), then perhaps the filter's indexes (rows). */
+export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { kind: 'index'; rows: number };
+
+/**
+ * The first `limit` matches of an unsorted search (record order), the same rows as recordsQuery, found
+ * without trusting the planner's estimate of the filter (see guessedSelectivity): it may sort thousands of
+ * matches it takes for a hundred, or read a million records in order for matches it takes as common.
+ * Windows as WindowSettings describes, then the plain query after them; `records` is the entity's record
+ * count (its last sync's), for the number of matches the indexes would fetch.
+ */
+export async function unsortedRows(
+  db: ServiceContext['store']['db'],
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  limit: number,
+  options: { records: number; window: WindowSettings },
+): Promise<{ rows: RecordRow[]; passes: UnsortedPass[] }> {
+  const window = options.window;
+  const rows: RecordRow[] = [];
+  const passes: UnsortedPass[] = [];
+  let from = after;
+  let read = 0;
+  let size = Math.min(window.max, Math.max(window.min, window.perResult * limit));
+  for (;;) {
+    const result = await windowQuery(scope, filter, from, size, limit - rows.length).execute(db);
+    let hits = 0;
+    for (const { hit, position: _position, ...row } of result.rows) {
+      if (!hit) continue;
+      rows.push(row);
+      hits += 1;
+    }
+    passes.push({ kind: 'window', size, hits });
+    const end = result.rows.find((row) => Number(row.position) === size);
+    if (rows.length >= limit || end === undefined) return { rows, passes };
+    read += size;
+    from = sql<boolean>`(${after} AND r.record_id > ${end.record_id})`;
+    if (passes.length > 1 || rows.length === 0) break;
+    // The share of the window that matched: the rest of the page is expected within `expected` more
+    // records in order, and the indexes would fetch about `matches` records (of the entity's `records`,
+    // as its last sync counted them).
+    const share = rows.length / read;
+    const expected = (limit - rows.length) / share;
+    const matches = share * Math.max(0, options.records - read);
+    if (expected > window.orderedMax || expected > window.indexCost * matches) break;
+    size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
+  }
+  const order = sortPlan([], 'r');
+  const rest = await recordsQuery(scope, filter, from, order, order.phases()[0] as SortPhase, limit - rows.length).execute(db);
+  passes.push({ kind: 'index', rows: rest.rows.length });
+  return { rows: [...rows, ...rest.rows], passes };
+}
+
 async function filterSearch(
   ctx: ServiceContext,
   scope: SearchScope,
   search: Extract<Plan, { mode: 'query' }>,
+  records: number,
 ): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
@@ -318,11 +454,16 @@ async function filterSearch(
     after = order.after(cursorKeys, id);
   }
   const rows: RecordRow[] = [];
-  for (const phase of order.phases(cursorKeys)) {
-    const query = recordsQuery({ ...scope, entity: scope.entity.name }, search.filter, after, order, phase, search.limit + 1 - rows.length);
-    const result = await query.execute(ctx.store.db);
-    rows.push(...result.rows);
-    if (rows.length > search.limit) break;
+  const where = { ...scope, entity: scope.entity.name };
+  const window = WINDOW[ctx.store.kind];
+  if (window && order.keyCount === 0 && guessedSelectivity(search.rawFilter)) {
+    rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records, window })).rows);
+  } else {
+    for (const phase of order.phases(cursorKeys)) {
+      const result = await recordsQuery(where, search.filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);
+      rows.push(...result.rows);
+      if (rows.length > search.limit) break;
+    }
   }
   const hasMore = rows.length > search.limit;
   const page = hasMore ? rows.slice(0, search.limit) : rows;
@@ -345,7 +486,7 @@ function elapsed(started: number): number {
 export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope, params: Record<string, unknown>): Promise<SearchResult> {
   const started = performance.now();
   const search = plan(scope.entity, params);
-  await assertSearchable(ctx, scope);
+  const { records } = await assertSearchable(ctx, scope);
   if (search.mode === 'semantic') {
     const found = await semanticSearch(
       ctx,
@@ -356,6 +497,6 @@ export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope
     return { mode: 'semantic', data: found.data, meta: { has_more: found.meta.has_more, cursor: found.meta.cursor, took_ms: elapsed(started) } };
   }
   await ctx.statistics.ensure('context_records').catch(() => undefined);
-  const found = await filterSearch(ctx, scope, search);
+  const found = await filterSearch(ctx, scope, search, records);
   return { mode: 'query', data: found.data, meta: { has_more: found.has_more, cursor: found.cursor, took_ms: elapsed(started) } };
 }

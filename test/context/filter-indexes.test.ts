@@ -2,8 +2,10 @@
  * The indexes of filter search (migration 9) on both stores: the trigram index behind fuzzy and the
  * text operators must never change what they match (checked against the bare condition, with escapes,
  * quotes, backslashes, control characters and accents in the records), sorted searches read in phases
- * (numbers, other values, missing) must page through the same order as one full sort, and EXPLAIN shows
- * the compiled SQL and the index expressions agree (the planner can use the trigram and sort indexes).
+ * (numbers, other values, missing) must page through the same order as one full sort, unsorted searches
+ * (windows read in record order, then the filter's indexes) must return the rows of the plain query page
+ * after page, and EXPLAIN shows the compiled SQL and the index expressions agree (the planner can use the
+ * trigram and sort indexes) and that a window reads the primary key in order.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
@@ -12,7 +14,15 @@ import { connectorModules, type EntityDefinition } from '../../runtime/index.js'
 import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
 import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/index.js';
-import { contextStoreSearch, recordsQuery, type SearchScope } from '../../src/context/search.js';
+import {
+  contextStoreSearch,
+  guessedSelectivity,
+  recordsQuery,
+  unsortedRows,
+  windowQuery,
+  type SearchScope,
+  type UnsortedPass,
+} from '../../src/context/search.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
@@ -203,6 +213,97 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       } while (cursor !== null);
       expect(paged, JSON.stringify(sort)).toEqual(expected);
     }
+  });
+
+  it('pages an unsorted search through windows and the index with the rows of the plain query', async () => {
+    // Small windows, so the table of a few hundred records takes every path: a page filled from the first
+    // window, a second window in order, the index after the windows, and the entity ending inside a window.
+    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
+    const records = (await reference(sql<boolean>`true`)).length;
+    const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
+      { filter: {}, first: ['window'] },
+      { filter: { contains: { title: 'alpha' } }, first: ['window', 'window'] },
+      { filter: { like: { title: '%7' } }, first: ['window', 'index'] },
+      { filter: { keyword: { title: '123 77' } }, first: ['window', 'index'] },
+      { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'index'] },
+      { filter: { or: [{ eq: { title: 'beta task 5' } }, { startswith: { id: 't-' } }] }, first: ['window', 'index'] },
+    ];
+    for (const { filter, first } of cases) {
+      const condition = compileFilter(filter, entity, 'r');
+      const expected = await reference(condition);
+      for (const limit of [20, 7]) {
+        const paged: string[] = [];
+        const kinds = new Set<string>();
+        let last: string | undefined;
+        for (let page = 0; ; page += 1) {
+          const after = last === undefined ? sql<boolean>`true` : sql<boolean>`r.record_id > ${last}`;
+          const found = await unsortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, { records, window });
+          const plain = await recordsQuery(
+            { ...scope, entity: 'issues' },
+            condition,
+            after,
+            sortPlan([], 'r'),
+            sortPlan([], 'r').phases()[0]!,
+            limit + 1,
+          ).execute(store.db);
+          const ids = found.rows.map((row) => row.record_id);
+          expect(ids, `${JSON.stringify(filter)} limit ${limit} page ${page}`).toEqual(plain.rows.map((row) => row.record_id));
+          expect(found.rows.map((row) => (typeof row.data === 'string' ? JSON.parse(row.data) : row.data))).toEqual(
+            plain.rows.map((row) => (typeof row.data === 'string' ? JSON.parse(row.data) : row.data)),
+          );
+          if (page === 0 && limit === 20)
+            expect(
+              found.passes.map((pass) => pass.kind),
+              JSON.stringify(filter),
+            ).toEqual(first);
+          for (const pass of found.passes) kinds.add(pass.kind);
+          paged.push(...ids.slice(0, limit));
+          if (ids.length <= limit) break;
+          last = ids[limit - 1];
+        }
+        expect(paged, `${JSON.stringify(filter)} limit ${limit}`).toEqual(expected);
+      }
+    }
+    // the same common matches in an entity taken as small: its index finds them, the same rows
+    const alpha = compileFilter({ contains: { title: 'alpha' } }, entity, 'r');
+    const small = await unsortedRows(store.db, { ...scope, entity: 'issues' }, alpha, sql<boolean>`true`, 21, { records: 40, window });
+    expect(small.passes.map((pass) => pass.kind)).toEqual(['window', 'index']);
+    expect(small.rows.map((row) => row.record_id)).toEqual((await reference(alpha)).slice(0, 21));
+    // which filters the search reads in windows first: those whose selectivity the planner guesses
+    expect(guessedSelectivity({ and: [{ contains: { title: 'x' } }, { or: [{ gte: { priority: 2 } }, { in: { priority: [1] } }] }] })).toBe(true);
+    expect(guessedSelectivity({ any: { labelIds: { eq: { $: 'bug' } } } })).toBe(true);
+    expect(guessedSelectivity({ not: { fuzzy: { title: 'refnd' } } })).toBe(true);
+    expect(guessedSelectivity({ contains: { eq: 'x' }, keyword: { title: 'fuzzy' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity(null)).toBe(false);
+    // through the search itself (default windows), with its cursors
+    for (const { filter } of cases) {
+      const expected = await reference(compileFilter(filter, entity, 'r'));
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await contextStoreSearch(ctx, scope, { query: { filter }, limit: 37, fields: ['id'], ...(cursor !== null && { cursor }) });
+        paged.push(...page.data.map((record) => String((record as { id: unknown }).id)));
+        cursor = page.meta.cursor;
+      } while (cursor !== null);
+      expect(paged, JSON.stringify(filter)).toEqual(expected);
+    }
+  });
+
+  it('EXPLAIN: a window reads the primary key in order and sorts nothing', async () => {
+    const query = windowQuery(
+      { ...scope, entity: 'issues' },
+      compileFilter({ fuzzy: { title: 'refnd reqest' } }, entity, 'r'),
+      sql<boolean>`r.record_id > 'f-0100'`,
+      1000,
+      101,
+    );
+    const text = await store.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(trx);
+      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+    expect(text).toMatch(/Index Scan using context_records_pkey/);
+    expect(text).not.toMatch(/Sort/);
   });
 
   /** The plan of one query of a search, as the search writes it, planned without the named plan types. */
