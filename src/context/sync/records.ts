@@ -154,26 +154,42 @@ export interface PageWrite {
 const CHUNK = 1000;
 
 /**
- * Upserts one page in one statement: the page travels as arrays (unnest), so the statement has the same
- * text and a handful of parameters whatever the page size. New, changed and undeleted rows are written
- * and returned; unchanged rows are not touched (rewriting a row writes every index of context_records
- * again). With `track` (a full sync), every id is noted in context_sync_seen for the final sweep.
+ * The page as one JSON array of [record id, record, content hash] triples, built from the canonical JSON
+ * already made for hashing: the database parses it once. A jsonb[] parameter costs more on both sides:
+ * the client escapes every record's JSON into an array literal, the database unescapes it and then
+ * parses each record.
+ */
+function pageJson(records: PreparedRecord[]): string {
+  let text = '[';
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index] as PreparedRecord;
+    text += `${index > 0 ? ',' : ''}[${JSON.stringify(record.recordId)},${record.json},${JSON.stringify(record.hash)}]`;
+  }
+  return `${text}]`;
+}
+
+/**
+ * Upserts one page in one statement: the page travels as one jsonb array (pageJson), so the statement
+ * has the same text and a handful of parameters whatever the page size. New, changed and undeleted rows
+ * are written and returned; unchanged rows are not touched (rewriting a row writes every index of
+ * context_records again). With `track` (a full sync), every id is noted in context_sync_seen for the
+ * final sweep.
  */
 export async function writePage(db: Db, scope: RecordScope, records: PreparedRecord[], options: { track?: boolean } = {}): Promise<PageWrite> {
   if (records.length === 0) return { changed: [], unchanged: 0 };
-  const ids = records.map((record) => record.recordId);
-  const input = sql`unnest(${ids}::text[], ${records.map((record) => record.json)}::jsonb[], ${records.map((record) => record.hash)}::text[]) AS input (record_id, data, content_hash)`;
   const seen = options.track
     ? sql`seen AS (
         INSERT INTO context_sync_seen (connector_id, entity, record_id)
-        SELECT ${scope.connectorId}::uuid, ${scope.entity}::text, unnest(${ids}::text[])
+        SELECT ${scope.connectorId}::uuid, ${scope.entity}::text, input.record_id FROM input
         ON CONFLICT DO NOTHING
       ), `
     : sql``;
   const { rows } = await sql<{ record_id: string }>`
-    WITH ${seen}written AS (
+    WITH input AS MATERIALIZED (
+      SELECT item ->> 0 AS record_id, item -> 1 AS data, item ->> 2 AS content_hash FROM jsonb_array_elements(${pageJson(records)}::jsonb) AS item
+    ), ${seen}written AS (
       INSERT INTO context_records AS r (connector_id, organization_id, entity, record_id, data, content_hash)
-      SELECT ${scope.connectorId}::uuid, ${scope.organizationId}::uuid, ${scope.entity}::text, input.record_id, input.data, input.content_hash FROM ${input}
+      SELECT ${scope.connectorId}::uuid, ${scope.organizationId}::uuid, ${scope.entity}::text, input.record_id, input.data, input.content_hash FROM input
       ON CONFLICT (connector_id, entity, record_id) DO UPDATE
         SET data = excluded.data, content_hash = excluded.content_hash, last_synced_at = now(), deleted_at = NULL
         WHERE r.content_hash <> excluded.content_hash OR r.deleted_at IS NOT NULL
