@@ -123,6 +123,18 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     return result.data.map((record) => String((record as { id: unknown }).id));
   }
 
+  /** Record ids of every page of a search, paged 37 at a time through its cursors. */
+  async function pagedIds(query: Record<string, unknown>): Promise<string[]> {
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await contextStoreSearch(ctx, scope, { query, limit: 37, fields: ['id'], ...(cursor !== null && { cursor }) });
+      paged.push(...page.data.map((record) => String((record as { id: unknown }).id)));
+      cursor = page.meta.cursor;
+    } while (cursor !== null);
+    return paged;
+  }
+
   /** Record ids matching a bare SQL condition on the record (r.data), record-id order. */
   async function reference(condition: RawBuilder<boolean>): Promise<string[]> {
     const { rows } = await sql<{ record_id: string }>`
@@ -204,14 +216,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         WHERE r.connector_id = ${scope.connectorId} AND r.entity = 'issues' AND r.deleted_at IS NULL
         ORDER BY ${plan.orderBy}`.execute(store.db);
       const expected = rows.map((row) => row.record_id);
-      const paged: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page = await contextStoreSearch(ctx, scope, { query: { sort }, limit: 37, fields: ['id'], ...(cursor !== null && { cursor }) });
-        paged.push(...page.data.map((record) => String((record as { id: unknown }).id)));
-        cursor = page.meta.cursor;
-      } while (cursor !== null);
-      expect(paged, JSON.stringify(sort)).toEqual(expected);
+      expect(await pagedIds({ sort }), JSON.stringify(sort)).toEqual(expected);
     }
   });
 
@@ -220,6 +225,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     // window, a second window in order, the index after the windows, and the entity ending inside a window.
     const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
     const records = (await reference(sql<boolean>`true`)).length;
+    const unsorted = sortPlan([], 'r');
     const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
       { filter: {}, first: ['window'] },
       { filter: { contains: { title: 'alpha' } }, first: ['window', 'window'] },
@@ -238,14 +244,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         for (let page = 0; ; page += 1) {
           const after = last === undefined ? sql<boolean>`true` : sql<boolean>`r.record_id > ${last}`;
           const found = await unsortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, { records, window });
-          const plain = await recordsQuery(
-            { ...scope, entity: 'issues' },
-            condition,
-            after,
-            sortPlan([], 'r'),
-            sortPlan([], 'r').phases()[0]!,
-            limit + 1,
-          ).execute(store.db);
+          const plain = await recordsQuery({ ...scope, entity: 'issues' }, condition, after, unsorted, unsorted.phases()[0]!, limit + 1).execute(store.db);
           const ids = found.rows.map((row) => row.record_id);
           expect(ids, `${JSON.stringify(filter)} limit ${limit} page ${page}`).toEqual(plain.rows.map((row) => row.record_id));
           expect(found.rows.map((row) => (typeof row.data === 'string' ? JSON.parse(row.data) : row.data))).toEqual(
@@ -278,14 +277,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
       const expected = await reference(compileFilter(filter, entity, 'r'));
-      const paged: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page = await contextStoreSearch(ctx, scope, { query: { filter }, limit: 37, fields: ['id'], ...(cursor !== null && { cursor }) });
-        paged.push(...page.data.map((record) => String((record as { id: unknown }).id)));
-        cursor = page.meta.cursor;
-      } while (cursor !== null);
-      expect(paged, JSON.stringify(filter)).toEqual(expected);
+      expect(await pagedIds({ filter }), JSON.stringify(filter)).toEqual(expected);
     }
   });
 
