@@ -3,9 +3,12 @@
  * local upstream that answers at once, side by side with a minimal pass-through (Node http server +
  * undici Pool, same upstream, same response shape), driven with the same load (autocannon, 10
  * connections) in alternating rounds in one run, on PGlite and on PostgreSQL (a throwaway cluster,
- * when the server binaries exist). Every process (upstream, pass-through, service) is a child of its
+ * when the server binaries exist). Every process (upstream, pass-throughs, service) is a child of its
  * own; the load generator runs here. Prints req/s, p50 and p99 of each side, the throughput ratio,
  * the added p50, the target (ratio >= 0.8, added p50 <= 1 ms) and the service's RSS after the run.
+ * A third side, driven in the same rounds, is the same minimal server calling the upstream through
+ * the runtime's HTTP layer (ky on the pooled transport) instead of undici: its ratio is the most
+ * execute could reach with that layer on the path, whatever the service does around it.
  * Each side's CPU time per request (user + system of its process, from /proc) is printed too: on a
  * machine other work is loading, it moves less than the throughput does.
  * On a shared machine compare the ratios, not the absolute times.
@@ -133,7 +136,13 @@ async function drive(target: Target, load: Load): Promise<void> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-async function measure(label: string, serviceEnv: Record<string, string>, passthrough: Target, upstreamUrl: string): Promise<Row[]> {
+/** The two pass-throughs: over undici (the reference) and over the runtime's HTTP layer (its floor). */
+interface Passthroughs {
+  undici: Target;
+  runtimeHttp: Target;
+}
+
+async function measure(label: string, serviceEnv: Record<string, string>, passthroughs: Passthroughs, upstreamUrl: string): Promise<Row[]> {
   const service = await startChild(
     'service.ts',
     {
@@ -175,18 +184,23 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
 
     // Warm-up of both sides (JIT, pools, caches), not counted.
     const discard = (): Load => ({ cpuSeconds: 0, requests: 0, seconds: 0, p50: [], p99: [], failures: 0 });
-    await drive(passthrough, discard());
+    await drive(passthroughs.undici, discard());
+    await drive(passthroughs.runtimeHttp, discard());
     await drive(executeTarget, discard());
     const proxy = discard();
+    const floor = discard();
     const execute = discard();
     for (let round = 0; round < ROUNDS; round++) {
-      await drive(passthrough, proxy);
+      await drive(passthroughs.undici, proxy);
+      await drive(passthroughs.runtimeHttp, floor);
       await drive(executeTarget, execute);
     }
     const rss = rssMb(service.process.pid);
     const proxyRate = proxy.requests / proxy.seconds;
+    const floorRate = floor.requests / floor.seconds;
     const executeRate = execute.requests / execute.seconds;
     const ratio = executeRate / proxyRate;
+    const cpuPerRequest = (load: Load) => load.cpuSeconds / load.requests;
     const addedP50 = median(execute.p50) - median(proxy.p50);
     const row = (side: string, load: Load, rate: number): Row => ({
       store: label,
@@ -199,14 +213,24 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
     });
     return [
       row('pass-through', proxy, proxyRate),
+      row('pass-through over the runtime HTTP layer (ky)', floor, floorRate),
       row('execute', execute, executeRate),
+      {
+        store: label,
+        side: 'runtime HTTP layer / pass-through (the most execute can reach with it)',
+        'req/s': `${(floorRate / proxyRate).toFixed(2)}x`,
+        'p50 ms': `+${(median(floor.p50) - median(proxy.p50)).toFixed(2)}`,
+        'p99 ms': '',
+        'CPU µs/req': `${(cpuPerRequest(floor) / cpuPerRequest(proxy)).toFixed(2)}x the CPU`,
+        failures: '',
+      },
       {
         store: label,
         side: `execute / pass-through (target >= ${TARGET_RATIO}x, <= ${TARGET_ADDED_P50_MS} ms added p50)`,
         'req/s': `${ratio.toFixed(2)}x ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'}`,
         'p50 ms': `+${addedP50.toFixed(2)} ${addedP50 <= TARGET_ADDED_P50_MS ? 'met' : 'MISSED'}`,
         'p99 ms': '',
-        'CPU µs/req': `${(execute.cpuSeconds / execute.requests / (proxy.cpuSeconds / proxy.requests)).toFixed(2)}x the CPU`,
+        'CPU µs/req': `${(cpuPerRequest(execute) / cpuPerRequest(proxy)).toFixed(2)}x the CPU`,
         failures: `service RSS ${rss} MB`,
       },
     ];
@@ -218,17 +242,19 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
 export async function run(): Promise<Row[]> {
   const upstream = await startChild('upstream.ts', {});
   const upstreamUrl = upstream.info.url as string;
-  const proxyChild = await startChild('passthrough.ts', { UPSTREAM_URL: upstreamUrl });
-  const passthrough: Target = {
-    pid: proxyChild.process.pid,
-    url: `${proxyChild.info.url}/execute`,
+  const undiciChild = await startChild('passthrough.ts', { UPSTREAM_URL: upstreamUrl, UPSTREAM_CLIENT: 'undici' });
+  const runtimeHttpChild = await startChild('passthrough.ts', { UPSTREAM_URL: upstreamUrl, UPSTREAM_CLIENT: 'runtime' });
+  const passthroughTarget = (child: Child): Target => ({
+    pid: child.process.pid,
+    url: `${child.info.url}/execute`,
     headers: { authorization: 'Bearer x' },
     body: JSON.stringify({ entity: 'users', action: 'list', params: {} }),
-  };
+  });
+  const passthroughs: Passthroughs = { undici: passthroughTarget(undiciChild), runtimeHttp: passthroughTarget(runtimeHttpChild) };
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
   let cluster: Cluster | undefined;
   try {
-    const rows = await measure('PGlite', { DATA_DIR: dataDir }, passthrough, upstreamUrl);
+    const rows = await measure('PGlite', { DATA_DIR: dataDir }, passthroughs, upstreamUrl);
     if (postgresAvailable()) {
       cluster = await startCluster();
       const admin = new pg.Client({ connectionString: cluster.url });
@@ -237,12 +263,13 @@ export async function run(): Promise<Row[]> {
       await admin.end();
       const url = new URL(cluster.url);
       url.pathname = '/bench';
-      rows.push(...(await measure('PostgreSQL', { DATA_DIR: dataDir, DATABASE_URL: url.toString() }, passthrough, upstreamUrl)));
+      rows.push(...(await measure('PostgreSQL', { DATA_DIR: dataDir, DATABASE_URL: url.toString() }, passthroughs, upstreamUrl)));
     }
     return rows;
   } finally {
     cluster?.stop();
-    await proxyChild.stop();
+    await runtimeHttpChild.stop();
+    await undiciChild.stop();
     await upstream.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
