@@ -10,8 +10,9 @@
  * - range: a 7-day window of createdAt (~1000 records): day index of migration 4.
  * - contains a common title word (~7%): read in order until the 101st match.
  * - startswith / like / keyword on rare values (~10-1000 records): trigram index of migration 9.
- * - fuzzy: two misspelled title words (from none to ~30% of the titles match): on PostgreSQL windows in
- *   record order first, then the trigram index of migration 9 when the window finds few or none.
+ * - fuzzy: two misspelled title words (from none to ~30% of the titles match): windows in record order
+ *   first, then the trigram index of migration 9 when the window finds few or none; on PGlite the second
+ *   window is read through the trigram index (only its records' candidates are rechecked).
  * - and/or sorted: (state Todo or In Progress) and priority >= 2 or 3 (~20%), sorted by updatedAt desc:
  *   sort index of migration 9, read backward until a page matches.
  * - sorted, no filter: title asc; eq + sort: assignee.id sorted by createdAt desc.

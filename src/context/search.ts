@@ -304,8 +304,17 @@ export interface RecordRow {
  * rest of the page is expected within `orderedMax` records and within `indexCost` records per match the
  * filter's indexes would fetch (a match found through an index is a random heap page, then sorted; a
  * record read in order is the next one of the primary key). Otherwise the filter's indexes find the rest.
+ *
+ * `read` is how the windows after the first read their records. The first always evaluates the filter on
+ * every record of the window, read through the primary key (windowQuery): a few hundred records cost less
+ * than a pass over the index's candidates, which rare matches would pay again after it. `ordered` reads
+ * the second window the same way; `indexed` runs the plain query on the records of the second window only
+ * (its last record found first through the primary key, windowEndQuery), so the filter's indexes find the
+ * candidates inside it and only those are rechecked. `filters` says which filters read windows first.
  */
 export interface WindowSettings {
+  read: 'ordered' | 'indexed';
+  filters: (filter: unknown) => boolean;
   perResult: number;
   min: number;
   max: number;
@@ -315,14 +324,35 @@ export interface WindowSettings {
 
 /**
  * The windows of each store. On PostgreSQL a page an index finds is often outside shared buffers (a read,
- * then the matches are sorted), so reading in order pays off early. The embedded store holds its pages in
- * memory or a local file, where a misestimated plan costs little (an index fetch is little more than the
- * next record in order, the reasoning of its random_page_cost of 1.1): measured on 100k records, windows
- * only added their own cost there, so it leaves every filter to the planner.
+ * then the matches are sorted), so reading in order pays off early, for every filter whose estimate is a
+ * guess. The embedded store holds its pages in memory or a local file, where a misestimated plan costs
+ * little (an index fetch is little more than the next record in order, the reasoning of its
+ * random_page_cost of 1.1), except for `fuzzy`: PGlite is single-threaded WASM, where pg_trgm's recheck of
+ * one trigram candidate (word_similarity of the value against the field) costs microseconds, and two
+ * misspelled common words have several times more candidates than matches (the index only bounds the
+ * similarity by the share of the value's trigrams found anywhere in the field: 14 286 candidates for 1905
+ * matches of "broen brokn" in the 100k titles of bench/filter-search.ts), every one rechecked before the
+ * page is sorted out of the matches. So a fuzzy search there reads a second window through the indexes:
+ * only the candidates among the records it needs are rechecked (about a thousand there). A record of such
+ * a window costs a step of the primary key, far less than a recheck, hence its larger `indexCost`. Other
+ * filters are left to the planner there: measured on 100k records, windows only added their own cost.
  */
 export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
-  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8 },
+  postgres: { read: 'ordered', filters: guessedSelectivity, perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8 },
+  pglite: { read: 'indexed', filters: usesFuzzy, perResult: 5, min: 500, max: 5000, orderedMax: 20_000, indexCost: 16 },
 };
+
+/** Whether one of `operators` appears anywhere in the filter (through and, or, not and any). */
+function filterUses(filter: unknown, operators: readonly string[]): boolean {
+  if (filter === null || typeof filter !== 'object') return false;
+  if (Array.isArray(filter)) return filter.some((item) => filterUses(item, operators));
+  return Object.entries(filter).some(([operator, operand]) => {
+    if (operators.includes(operator)) return true;
+    if (operator === 'and' || operator === 'or' || operator === 'not') return filterUses(operand, operators);
+    if (operator === 'any' && operand !== null && typeof operand === 'object') return Object.values(operand).some((nested) => filterUses(nested, operators));
+    return false;
+  });
+}
 
 /**
  * Whether the planner's estimate of a filter is a guess: `fuzzy` (pg_trgm's `<%` has a fixed selectivity)
@@ -331,14 +361,12 @@ export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
  * expressions (the day and trigram indexes), and an unsorted search leaves them to the planner.
  */
 export function guessedSelectivity(filter: unknown): boolean {
-  if (filter === null || typeof filter !== 'object') return false;
-  if (Array.isArray(filter)) return filter.some(guessedSelectivity);
-  return Object.entries(filter).some(([operator, operand]) => {
-    if (operator === 'fuzzy' || operator === 'eq' || operator === 'in' || operator === 'array_contains') return true;
-    if (operator === 'and' || operator === 'or' || operator === 'not') return guessedSelectivity(operand);
-    if (operator === 'any' && operand !== null && typeof operand === 'object') return Object.values(operand).some(guessedSelectivity);
-    return false;
-  });
+  return filterUses(filter, ['fuzzy', 'eq', 'in', 'array_contains']);
+}
+
+/** Whether the filter uses `fuzzy` anywhere. */
+export function usesFuzzy(filter: unknown): boolean {
+  return filterUses(filter, ['fuzzy']);
 }
 
 /**
@@ -378,12 +406,61 @@ interface WindowRow extends RecordRow {
   position: string | number;
 }
 
+/**
+ * The last record of an indexed window: the id of the `size`th live record of the entity after the
+ * cursor's row, in record order (the primary key), none when the entity ends before it (exported so tests
+ * can EXPLAIN it).
+ */
+export function windowEndQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  after: RawBuilder<boolean>,
+  size: number,
+): RawBuilder<{ record_id: string }> {
+  return sql<{ record_id: string }>`
+    SELECT r.record_id
+    FROM context_records AS r
+    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+      AND r.deleted_at IS NULL AND ${after}
+    ORDER BY r.record_id
+    OFFSET ${size - 1}
+    LIMIT 1`;
+}
+
+/**
+ * One window of `size` records after `from`, read in order or through the filter's indexes (WindowSettings):
+ * its first `limit` matches in record order, and its last record's id (none when the entity ends inside
+ * the window: the matches are then all there are). Exported for tests.
+ */
+export async function readWindow(
+  db: ServiceContext['store']['db'],
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  from: RawBuilder<boolean>,
+  size: number,
+  limit: number,
+  indexed: boolean,
+): Promise<{ hits: RecordRow[]; end: string | undefined }> {
+  if (indexed) {
+    // The plain query over the window's records: the same first matches in record order, found by the
+    // filter's indexes among the window's records only.
+    const end = (await windowEndQuery(scope, from, size).execute(db)).rows[0]?.record_id;
+    const within = end === undefined ? from : sql<boolean>`(${from} AND r.record_id <= ${end})`;
+    const order = sortPlan([], 'r');
+    const result = await recordsQuery(scope, filter, within, order, order.phases()[0] as SortPhase, limit).execute(db);
+    return { hits: result.rows, end };
+  }
+  const result = await windowQuery(scope, filter, from, size, limit).execute(db);
+  const hits: RecordRow[] = [];
+  for (const { hit, position: _position, ...row } of result.rows) if (hit) hits.push(row);
+  return { hits, end: result.rows.find((row) => Number(row.position) === size)?.record_id };
+}
+
 /** What unsortedRows read: windows in record order (size, hits), then perhaps the filter's indexes (rows). */
 export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { kind: 'index'; rows: number };
 
 /**
  * The first `limit` matches of an unsorted search (record order), the same rows as recordsQuery, found
- * without trusting the planner's estimate of the filter (see guessedSelectivity): it may sort thousands of
+ * without trusting the planner's estimate of the filter (see guessedSelectivity and WINDOW): it may sort thousands of
  * matches it takes for a hundred, or read a million records in order for matches it takes as common.
  * Windows as WindowSettings describes, then the plain query after them; `records` is the entity's record
  * count (its last sync's), for the number of matches the indexes would fetch.
@@ -403,18 +480,13 @@ export async function unsortedRows(
   let read = 0;
   let size = Math.min(window.max, Math.max(window.min, window.perResult * limit));
   for (;;) {
-    const result = await windowQuery(scope, filter, from, size, limit - rows.length).execute(db);
-    let hits = 0;
-    for (const { hit, position: _position, ...row } of result.rows) {
-      if (!hit) continue;
-      rows.push(row);
-      hits += 1;
-    }
-    passes.push({ kind: 'window', size, hits });
-    const end = result.rows.find((row) => Number(row.position) === size);
+    const indexed = window.read === 'indexed' && passes.length > 0;
+    const { hits, end } = await readWindow(db, scope, filter, from, size, limit - rows.length, indexed);
+    rows.push(...hits);
+    passes.push({ kind: 'window', size, hits: hits.length });
     if (rows.length >= limit || end === undefined) return { rows, passes };
     read += size;
-    from = sql<boolean>`(${after} AND r.record_id > ${end.record_id})`;
+    from = sql<boolean>`(${after} AND r.record_id > ${end})`;
     if (passes.length > 1 || rows.length === 0) break;
     // The share of the window that matched: the rest of the page is expected within `expected` more
     // records in order, and the indexes would fetch about `matches` records (of the entity's `records`,
@@ -456,7 +528,7 @@ async function filterSearch(
   const rows: RecordRow[] = [];
   const where = { ...scope, entity: scope.entity.name };
   const window = WINDOW[ctx.store.kind];
-  if (window && order.keyCount === 0 && guessedSelectivity(search.rawFilter)) {
+  if (window && order.keyCount === 0 && window.filters(search.rawFilter)) {
     rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records, window })).rows);
   } else {
     for (const phase of order.phases(cursorKeys)) {

@@ -17,11 +17,14 @@ import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/ind
 import {
   contextStoreSearch,
   guessedSelectivity,
+  readWindow,
   recordsQuery,
   unsortedRows,
+  WINDOW,
   windowQuery,
   type SearchScope,
   type UnsortedPass,
+  type WindowSettings,
 } from '../../src/context/search.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
@@ -220,15 +223,18 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     }
   });
 
-  it('pages an unsorted search through windows and the index with the rows of the plain query', async () => {
+  it.each(['ordered', 'indexed'] as const)('pages an unsorted search through windows (%s) and the index with the rows of the plain query', async (read) => {
     // Small windows, so the table of a few hundred records takes every path: a page filled from the first
-    // window, a second window in order, the index after the windows, and the entity ending inside a window.
-    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
+    // window, a second window (in order, or the plain query on its records), the index after the windows,
+    // and the entity ending inside a window.
+    const window: WindowSettings = { read, filters: guessedSelectivity, perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
     const records = (await reference(sql<boolean>`true`)).length;
     const unsorted = sortPlan([], 'r');
     const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
       { filter: {}, first: ['window'] },
       { filter: { contains: { title: 'alpha' } }, first: ['window', 'window'] },
+      { filter: { fuzzy: { title: 'alpa' } }, first: ['window', 'window'] },
+      { filter: { or: [{ fuzzy: { title: 'gama' } }, { eq: { title: 'beta task 5' } }] }, first: ['window', 'window'] },
       { filter: { like: { title: '%7' } }, first: ['window', 'index'] },
       { filter: { keyword: { title: '123 77' } }, first: ['window', 'index'] },
       { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'index'] },
@@ -268,12 +274,45 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     const small = await unsortedRows(store.db, { ...scope, entity: 'issues' }, alpha, sql<boolean>`true`, 21, { records: 40, window });
     expect(small.passes.map((pass) => pass.kind)).toEqual(['window', 'index']);
     expect(small.rows.map((row) => row.record_id)).toEqual((await reference(alpha)).slice(0, 21));
+    // one window, read either way: the matches among its records and its last record, whether that
+    // record matches or not, and no last record when the entity ends inside it
+    const ids = await reference(sql<boolean>`true`);
+    for (const filter of [{ contains: { title: 'alpha' } }, { fuzzy: { title: 'alpa' } }]) {
+      const condition = compileFilter(filter, entity, 'r');
+      const matches = new Set(await reference(condition));
+      for (const [start, size] of [
+        ['f-0100', 4],
+        ['f-0100', 5],
+        ['f-0101', 3],
+        ['f-0390', 30],
+      ] as const) {
+        const inside = ids.filter((id) => id > start).slice(0, size);
+        for (const indexed of [false, true]) {
+          const window = await readWindow(store.db, { ...scope, entity: 'issues' }, condition, sql<boolean>`r.record_id > ${start}`, size, 100, indexed);
+          const at = `${JSON.stringify(filter)} after ${start}, ${size} records, ${indexed ? 'indexed' : 'ordered'}`;
+          expect(
+            window.hits.map((row) => row.record_id),
+            at,
+          ).toEqual(inside.filter((id) => matches.has(id)));
+          expect(window.end, at).toBe(inside.length === size ? inside[size - 1] : undefined);
+        }
+      }
+    }
+    // the entity ending inside the second window: every match after the cursor, none missed
+    const tail = await unsortedRows(store.db, { ...scope, entity: 'issues' }, alpha, sql<boolean>`r.record_id > 'f-0350'`, 21, { records, window });
+    expect(tail.passes.map((pass) => pass.kind)).toEqual(['window', 'window']);
+    expect(tail.rows.map((row) => row.record_id)).toEqual((await reference(alpha)).filter((id) => id > 'f-0350'));
     // which filters the search reads in windows first: those whose selectivity the planner guesses
     expect(guessedSelectivity({ and: [{ contains: { title: 'x' } }, { or: [{ gte: { priority: 2 } }, { in: { priority: [1] } }] }] })).toBe(true);
     expect(guessedSelectivity({ any: { labelIds: { eq: { $: 'bug' } } } })).toBe(true);
     expect(guessedSelectivity({ not: { fuzzy: { title: 'refnd' } } })).toBe(true);
     expect(guessedSelectivity({ contains: { eq: 'x' }, keyword: { title: 'fuzzy' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
     expect(guessedSelectivity(null)).toBe(false);
+    // on PGlite only fuzzy reads windows first (its recheck is the costly one there), through the indexes
+    expect(WINDOW.pglite?.read).toBe('indexed');
+    expect(WINDOW.pglite?.filters({ and: [{ eq: { 'state.name': 'Todo' } }, { not: { any: { labelIds: { fuzzy: { $: 'bgu' } } } } }] })).toBe(true);
+    expect(WINDOW.pglite?.filters({ eq: { fuzzy: 'x' }, in: { priority: [1] }, array_contains: { labelIds: 'bug' } })).toBe(false);
+    expect(WINDOW.postgres?.filters({ eq: { fuzzy: 'x' } })).toBe(true);
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
       const expected = await reference(compileFilter(filter, entity, 'r'));
