@@ -311,6 +311,13 @@ export interface WindowSettings {
   max: number;
   orderedMax: number;
   indexCost: number;
+  /**
+   * sortedRows' `indexCost`: records read along a sort index per match the filter's indexes would fetch.
+   * Lower than along the primary key: each record is a heap fetch through the index in the sort's order,
+   * its sort keys computed and its ties sorted; measured on 1M records at PostgreSQL, all pages in shared
+   * buffers, 20 000 records read so cost 135 ms, 5000 matches fetched through the GIN index and sorted 20 ms.
+   */
+  sortedIndexCost: number;
 }
 
 /**
@@ -321,7 +328,7 @@ export interface WindowSettings {
  * only added their own cost there, so it leaves every filter to the planner.
  */
 export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
-  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8 },
+  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8, sortedIndexCost: 1 },
 };
 
 /**
@@ -431,6 +438,111 @@ export async function unsortedRows(
   return { rows: [...rows, ...rest.rows], passes };
 }
 
+/**
+ * One window of a sorted search: the first `size` live records after `after` in one phase of the sort
+ * (read in the phase's order: its sort index), those matching the filter (`hit`) and the window's last
+ * record (its `position` is `size`), in that order, at most `limit` rows. As windowQuery, but the filter
+ * is evaluated on records the sort index reads in order (exported so tests can EXPLAIN it).
+ */
+export function sortedWindowQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  order: SortPlan,
+  phase: SortPhase,
+  size: number,
+  limit: number,
+): RawBuilder<WindowRow> {
+  return sql<WindowRow>`
+    SELECT w.*
+    FROM (
+      SELECT r.record_id, r.data${order.select}, (CASE WHEN ${filter} THEN true ELSE false END) AS hit,
+        row_number() OVER (ORDER BY ${phase.orderBy}) AS position
+      FROM context_records AS r
+      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+        AND r.deleted_at IS NULL AND ${after} AND ${phase.where}
+      ORDER BY ${phase.orderBy}
+      LIMIT ${size}
+    ) AS w
+    WHERE w.hit OR w.position = ${size}
+    ORDER BY w.position
+    LIMIT ${limit}`;
+}
+
+/** What sortedRows read: windows along the sort index (phase: of those read from the cursor; size, hits), then perhaps one query in the whole order (rows). */
+export type SortedPass = { kind: 'window'; phase: number; size: number; hits: number } | { kind: 'index'; rows: number };
+
+/**
+ * The first `limit` matches of a search sorted by a field with a sort index, after the cursor (its key
+ * values `keys` and `after`), the same rows in the same order as the phases of recordsQuery, for a filter
+ * whose selectivity the planner guesses (see guessedSelectivity). Read in windows along the sort index,
+ * phase after phase, as unsortedRows reads along the primary key (the same WindowSettings): a first
+ * window; a second one when its hits expect the rest of the page within `orderedMax` records and within
+ * `sortedIndexCost` records per match the filter's indexes would fetch. A phase ending inside a window starts
+ * the next phase with a first window again. Otherwise the rest is one query in the whole order (all
+ * phases at once), the filter's indexes then a sort of the matches: the phases as separate queries would
+ * each fetch every match again.
+ */
+export async function sortedRows(
+  db: ServiceContext['store']['db'],
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  limit: number,
+  options: { records: number; window: WindowSettings; order: SortPlan; keys?: ReadonlyArray<string | null> },
+): Promise<{ rows: RecordRow[]; passes: SortedPass[] }> {
+  const { window, order } = options;
+  const rows: RecordRow[] = [];
+  const passes: SortedPass[] = [];
+  const phases = order.phases(options.keys);
+  const first = Math.min(window.max, Math.max(window.min, window.perResult * limit));
+  let from = after;
+  let at = 0;
+  let phase = phases[0];
+  let read = 0;
+  let found = 0;
+  let windows = 0;
+  let size = first;
+  while (phase !== undefined) {
+    const result = await sortedWindowQuery(scope, filter, from, order, phase, size, limit - rows.length).execute(db);
+    let hits = 0;
+    for (const { hit, position: _position, ...row } of result.rows) {
+      if (!hit) continue;
+      rows.push(row);
+      hits += 1;
+    }
+    passes.push({ kind: 'window', phase: at, size, hits });
+    if (rows.length >= limit) return { rows, passes };
+    const end = result.rows.find((row) => Number(row.position) === size);
+    if (end === undefined) {
+      // The phase ended inside the window: the next phase, from its start (every record of it is after the cursor's).
+      at += 1;
+      phase = phases[at];
+      read = 0;
+      found = 0;
+      windows = 0;
+      size = first;
+      continue;
+    }
+    const keys = Array.from({ length: order.keyCount }, (_, i) => end[`_k${i}`] ?? null);
+    from = order.after(keys, end.record_id);
+    phase = order.phases(keys)[0];
+    read += size;
+    found += hits;
+    windows += 1;
+    if (windows > 1 || found === 0) break;
+    const share = found / read;
+    const expected = (limit - rows.length) / share;
+    const matches = share * Math.max(0, options.records - read);
+    if (expected > window.orderedMax || expected > window.sortedIndexCost * matches) break;
+    size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
+  }
+  if (phase === undefined) return { rows, passes };
+  const rest = await recordsQuery(scope, filter, from, order, order.whole, limit - rows.length).execute(db);
+  passes.push({ kind: 'index', rows: rest.rows.length });
+  return { rows: [...rows, ...rest.rows], passes };
+}
+
 async function filterSearch(
   ctx: ServiceContext,
   scope: SearchScope,
@@ -458,6 +570,9 @@ async function filterSearch(
   const window = WINDOW[ctx.store.kind];
   if (window && order.keyCount === 0 && guessedSelectivity(search.rawFilter)) {
     rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records, window })).rows);
+  } else if (window && order.indexed && guessedSelectivity(search.rawFilter)) {
+    const options = { records, window, order, ...(cursorKeys !== undefined && { keys: cursorKeys }) };
+    rows.push(...(await sortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, options)).rows);
   } else {
     for (const phase of order.phases(cursorKeys)) {
       const result = await recordsQuery(where, search.filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);

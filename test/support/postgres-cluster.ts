@@ -49,7 +49,14 @@ async function runAside(command: string, args: string[]): Promise<void> {
   await promisify(execFile)(bin as string, rest);
 }
 
-export async function startCluster(): Promise<Cluster> {
+/**
+ * Starts the cluster. `settings` are extra server settings (`-c name=value`), e.g. a larger
+ * shared_buffers for a benchmark; the test suites run with the defaults.
+ */
+export async function startCluster(settings: Readonly<Record<string, string>> = {}): Promise<Cluster> {
+  for (const [name, value] of Object.entries(settings)) {
+    if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value)) throw new Error(`startCluster: unsupported server setting ${name}=${value}`);
+  }
   const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-pg-'));
   chmodSync(dir, 0o777);
   if (process.getuid?.() === 0) {
@@ -69,7 +76,11 @@ export async function startCluster(): Promise<Cluster> {
     '-l',
     path.join(dir, 'server.log'),
     '-o',
-    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200${Object.entries(
+      settings,
+    )
+      .map(([name, value]) => ` -c ${name}=${value}`)
+      .join('')}`,
     'start',
   ]);
   return {
