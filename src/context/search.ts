@@ -312,6 +312,13 @@ export interface WindowSettings {
   orderedMax: number;
   indexCost: number;
   /**
+   * After the windows of an unsorted search, its matches are fetched whole through the filter's indexes
+   * and sorted when there are at most `fetchMax` of them (the windows found them rare); more, and the
+   * plain query runs instead, as the planner chooses (it may read on in record order, trusting a guessed
+   * estimate of many matches: a rare keyword read 100 000 records in order so).
+   */
+  fetchMax: number;
+  /**
    * sortedRows' `indexCost`: records read along a sort index per match the filter's indexes would fetch.
    * Lower than along the primary key: each record is a heap fetch through the index in the sort's order,
    * its sort keys computed and its ties sorted. Measured at 1M records on PostgreSQL, every page in shared
@@ -329,20 +336,23 @@ export interface WindowSettings {
  * only added their own cost there, so it leaves every filter to the planner.
  */
 export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
-  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8, sortedIndexCost: 2 },
+  postgres: { perResult: 5, min: 500, max: 5000, orderedMax: 50_000, indexCost: 8, fetchMax: 10_000, sortedIndexCost: 2 },
 };
 
 /**
- * Whether the planner's estimate of a filter is a guess: `fuzzy` (pg_trgm's `<%` has a fixed selectivity)
- * and the containment operators (`eq`, `in`, `array_contains`: `data @> ...`, estimated from a sample of
- * whole records), anywhere in the filter. Other filters are estimated from the statistics of their index
- * expressions (the day and trigram indexes), and an unsorted search leaves them to the planner.
+ * Whether the planner's estimate of a filter is a guess: `fuzzy` (pg_trgm's `<%` has a fixed selectivity),
+ * the containment operators (`eq`, `in`, `array_contains`: `data @> ...`, estimated from a sample of
+ * whole records) and `keyword` (a regular expression, estimated by the share of the field's histogram
+ * it matches: a hundred values, so a word held by 0.1% of the records counts as 1% when one of them
+ * holds it, and as nearly none otherwise), anywhere in the filter. Other filters are estimated from the
+ * statistics of their index expressions (the day and trigram indexes), and an unsorted search leaves them
+ * to the planner.
  */
 export function guessedSelectivity(filter: unknown): boolean {
   if (filter === null || typeof filter !== 'object') return false;
   if (Array.isArray(filter)) return filter.some(guessedSelectivity);
   return Object.entries(filter).some(([operator, operand]) => {
-    if (operator === 'fuzzy' || operator === 'eq' || operator === 'in' || operator === 'array_contains') return true;
+    if (operator === 'fuzzy' || operator === 'eq' || operator === 'in' || operator === 'array_contains' || operator === 'keyword') return true;
     if (operator === 'and' || operator === 'or' || operator === 'not') return guessedSelectivity(operand);
     if (operator === 'any' && operand !== null && typeof operand === 'object') return Object.values(operand).some(guessedSelectivity);
     return false;
@@ -386,8 +396,37 @@ interface WindowRow extends RecordRow {
   position: string | number;
 }
 
-/** What unsortedRows read: windows in record order (size, hits), then perhaps the filter's indexes (rows). */
-export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { kind: 'index'; rows: number };
+/**
+ * What unsortedRows read: windows in record order (size, hits), then perhaps every match after them
+ * through the filter's indexes (`fetch`: rows returned, matches fetched), or the plain query (rows).
+ */
+export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { kind: 'fetch'; rows: number; matches: number } | { kind: 'index'; rows: number };
+
+/**
+ * Every live record after `after` matching the filter, at most `max + 1` of them, fetched as the planner
+ * chooses to fetch them all (no order, no limit to stop early at: the filter's indexes), then the first
+ * `limit` in record order, each with the number fetched (`total`; above `max`, the matches were cut).
+ */
+export function fetchQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  max: number,
+  limit: number,
+): RawBuilder<RecordRow & { total: string | number }> {
+  return sql<RecordRow & { total: string | number }>`
+    WITH m AS MATERIALIZED (
+      SELECT r.record_id, r.data
+      FROM context_records AS r
+      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+        AND r.deleted_at IS NULL AND ${filter} AND ${after}
+      LIMIT ${max + 1}
+    )
+    SELECT m.record_id, m.data, (SELECT count(*) FROM m) AS total
+    FROM m
+    ORDER BY m.record_id
+    LIMIT ${limit}`;
+}
 
 /**
  * The first `limit` matches of an unsorted search (record order), the same rows as recordsQuery, found
@@ -432,6 +471,12 @@ export async function unsortedRows(
     const matches = share * Math.max(0, options.records - read);
     if (expected > window.orderedMax || expected > window.indexCost * matches) break;
     size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
+  }
+  const fetched = await fetchQuery(scope, filter, from, window.fetchMax, limit - rows.length).execute(db);
+  const matches = Number(fetched.rows[0]?.total ?? 0);
+  if (matches <= window.fetchMax) {
+    passes.push({ kind: 'fetch', rows: fetched.rows.length, matches });
+    return { rows: [...rows, ...fetched.rows.map(({ total: _total, ...row }) => row)], passes };
   }
   const order = sortPlan([], 'r');
   const rest = await recordsQuery(scope, filter, from, order, order.phases()[0] as SortPhase, limit - rows.length).execute(db);

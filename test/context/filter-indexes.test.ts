@@ -226,16 +226,18 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
 
   it('pages an unsorted search through windows and the index with the rows of the plain query', async () => {
     // Small windows, so the table of a few hundred records takes every path: a page filled from the first
-    // window, a second window in order, the index after the windows, and the entity ending inside a window.
-    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8, sortedIndexCost: 1 };
+    // window, a second window in order, the matches after the windows fetched whole (at most fetchMax) or
+    // the plain query (more), and the entity ending inside a window.
+    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8, fetchMax: 10, sortedIndexCost: 1 };
     const records = (await reference(sql<boolean>`true`)).length;
     const unsorted = sortPlan([], 'r');
     const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
       { filter: {}, first: ['window'] },
       { filter: { contains: { title: 'alpha' } }, first: ['window', 'window'] },
       { filter: { like: { title: '%7' } }, first: ['window', 'index'] },
-      { filter: { keyword: { title: '123 77' } }, first: ['window', 'index'] },
-      { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'index'] },
+      // few matches after the windows (at most fetchMax): all fetched through the index, then sorted
+      { filter: { keyword: { title: '123 77' } }, first: ['window', 'fetch'] },
+      { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'fetch'] },
       { filter: { or: [{ eq: { title: 'beta task 5' } }, { startswith: { id: 't-' } }] }, first: ['window', 'index'] },
     ];
     for (const { filter, first } of cases) {
@@ -276,7 +278,8 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     expect(guessedSelectivity({ and: [{ contains: { title: 'x' } }, { or: [{ gte: { priority: 2 } }, { in: { priority: [1] } }] }] })).toBe(true);
     expect(guessedSelectivity({ any: { labelIds: { eq: { $: 'bug' } } } })).toBe(true);
     expect(guessedSelectivity({ not: { fuzzy: { title: 'refnd' } } })).toBe(true);
-    expect(guessedSelectivity({ contains: { eq: 'x' }, keyword: { title: 'fuzzy' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity({ contains: { eq: 'x' }, like: { title: 'fuzzy%' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity({ or: [{ contains: { title: 'x' } }, { keyword: { title: 'eq' } }] })).toBe(true);
     expect(guessedSelectivity(null)).toBe(false);
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
@@ -306,7 +309,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     // Small windows, so a few hundred records take every path: a page filled from the first window, a
     // second window, the whole order after the windows, and phases (numbers, other values, missing) ending
     // inside a window. Titles hold a number (t-number), other values and records missing the field.
-    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8, sortedIndexCost: 1 };
+    const window = { perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8, fetchMax: 10, sortedIndexCost: 1 };
     const records = (await reference(sql<boolean>`true`)).length;
     const w = (phase: number, size: number, hits: number): SortedPass => ({ kind: 'window', phase, size, hits });
     const index = (rows: number): SortedPass => ({ kind: 'index', rows });
@@ -363,7 +366,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     // Matches at positions size - 1, size and size + 1 of the sort: the first window holds two of them, the
     // last its final record; the second window must start strictly after that record.
     const size = 10;
-    const window = { perResult: 1, min: size, max: size, orderedMax: 1000, indexCost: 8, sortedIndexCost: 1 };
+    const window = { perResult: 1, min: size, max: size, orderedMax: 1000, indexCost: 8, fetchMax: 10, sortedIndexCost: 1 };
     const order = sortPlan(parseSort([{ updatedAt: 'desc' }], entity, 'query.sort', []), 'r');
     const all = (await plainSorted(sql<boolean>`true`, order, undefined, 100_000)).map((row) => row.record_id);
     const picked = all.slice(size - 2, size + 1);
