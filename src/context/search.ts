@@ -414,18 +414,22 @@ export function fetchQuery(
   max: number,
   limit: number,
 ): RawBuilder<RecordRow & { total: string | number }> {
+  // The fetched matches are held as ids only (thousands of whole records would spill work_mem); the
+  // page's records are read again by primary key.
   return sql<RecordRow & { total: string | number }>`
     WITH m AS MATERIALIZED (
-      SELECT r.record_id, r.data
+      SELECT r.record_id
       FROM context_records AS r
       WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
         AND r.deleted_at IS NULL AND ${filter} AND ${after}
       LIMIT ${max + 1}
+    ), page AS (
+      SELECT m.record_id FROM m ORDER BY m.record_id LIMIT ${limit}
     )
-    SELECT m.record_id, m.data, (SELECT count(*) FROM m) AS total
-    FROM m
-    ORDER BY m.record_id
-    LIMIT ${limit}`;
+    SELECT r.record_id, r.data, (SELECT count(*) FROM m) AS total
+    FROM page JOIN context_records AS r
+      ON r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity} AND r.record_id = page.record_id
+    ORDER BY r.record_id`;
 }
 
 /**
