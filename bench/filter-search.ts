@@ -14,13 +14,18 @@
  *   record order first, then the trigram index of migration 9 when the window finds few or none.
  * - and/or sorted: (state Todo or In Progress) and priority >= 2 or 3 (~20%), sorted by updatedAt desc:
  *   sort index of migration 9, read backward until a page matches.
- * - sorted, no filter: title asc; eq + sort: assignee.id sorted by createdAt desc.
+ * - sorted, no filter: title asc; eq + sort: assignee.id sorted by createdAt desc (on PostgreSQL a window
+ *   along the sort index, then one query in the whole order: the GIN index, the 5000 matches sorted).
+ * - keyword: on PostgreSQL windows in record order first, then the matches fetched through the index.
  * Records are generated in SQL (generate_series) with the context_records indexes dropped and rebuilt
  * afterwards (a bulk load; the queries see the same indexes a sync leaves), then ANALYZE runs, as
  * autovacuum would on PostgreSQL (PGlite has no autovacuum). Target: p95 <= 50 ms for every shape.
  *
+ * PostgreSQL runs twice on the same data: with the server's default memory settings, then restarted with
+ * shared_buffers sized for the data (benchPostgres); each run's settings are printed and name its rows.
+ *
  * Run alone: node --import tsx bench/filter-search.ts. RECORDS (PGlite, 100000), POSTGRES_RECORDS
- * (1000000), QUERIES (40 a shape), STORES (pglite,postgres) change the run.
+ * (1000000), QUERIES (40 a shape), STORES (pglite,postgres), POSTGRES_MEMORY (default,sized) change the run.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { totalmem } from 'node:os';
