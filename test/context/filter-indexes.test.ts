@@ -19,10 +19,14 @@ import {
   guessedSelectivity,
   readWindow,
   recordsQuery,
+  sortedRows,
+  sortedWindowQuery,
   unsortedRows,
   WINDOW,
   windowQuery,
+  type RecordRow,
   type SearchScope,
+  type SortedPass,
   type UnsortedPass,
   type WindowSettings,
 } from '../../src/context/search.js';
@@ -225,9 +229,9 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
 
   it.each(['ordered', 'indexed'] as const)('pages an unsorted search through windows (%s) and the index with the rows of the plain query', async (read) => {
     // Small windows, so the table of a few hundred records takes every path: a page filled from the first
-    // window, a second window (in order, or the plain query on its records), the index after the windows,
-    // and the entity ending inside a window.
-    const window: WindowSettings = { read, filters: guessedSelectivity, perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8 };
+    // window, a second window (in order, or the plain query on its records), the matches after the windows
+    // fetched whole (at most fetchMax) or the plain query (more), and the entity ending inside a window.
+    const window: WindowSettings = { read, filters: guessedSelectivity, perResult: 2, min: 10, max: 30, orderedMax: 100, indexCost: 8, fetchMax: 10 };
     const records = (await reference(sql<boolean>`true`)).length;
     const unsorted = sortPlan([], 'r');
     const cases: Array<{ filter: unknown; first: Array<UnsortedPass['kind']> }> = [
@@ -236,8 +240,9 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       { filter: { fuzzy: { title: 'alpa' } }, first: ['window', 'window'] },
       { filter: { or: [{ fuzzy: { title: 'gama' } }, { eq: { title: 'beta task 5' } }] }, first: ['window', 'window'] },
       { filter: { like: { title: '%7' } }, first: ['window', 'index'] },
-      { filter: { keyword: { title: '123 77' } }, first: ['window', 'index'] },
-      { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'index'] },
+      // few matches after the windows (at most fetchMax): all fetched through the index, then sorted
+      { filter: { keyword: { title: '123 77' } }, first: ['window', 'fetch'] },
+      { filter: { fuzzy: { title: 'quantum' } }, first: ['window', 'fetch'] },
       { filter: { or: [{ eq: { title: 'beta task 5' } }, { startswith: { id: 't-' } }] }, first: ['window', 'index'] },
     ];
     for (const { filter, first } of cases) {
@@ -306,18 +311,161 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     expect(guessedSelectivity({ and: [{ contains: { title: 'x' } }, { or: [{ gte: { priority: 2 } }, { in: { priority: [1] } }] }] })).toBe(true);
     expect(guessedSelectivity({ any: { labelIds: { eq: { $: 'bug' } } } })).toBe(true);
     expect(guessedSelectivity({ not: { fuzzy: { title: 'refnd' } } })).toBe(true);
-    expect(guessedSelectivity({ contains: { eq: 'x' }, keyword: { title: 'fuzzy' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity({ contains: { eq: 'x' }, like: { title: 'fuzzy%' }, gte: { createdAt: '2024-01-01T00:00:00Z' } })).toBe(false);
+    expect(guessedSelectivity({ or: [{ contains: { title: 'x' } }, { keyword: { title: 'eq' } }] })).toBe(true);
     expect(guessedSelectivity(null)).toBe(false);
     // on PGlite only fuzzy reads windows first (its recheck is the costly one there), through the indexes
     expect(WINDOW.pglite?.read).toBe('indexed');
     expect(WINDOW.pglite?.filters({ and: [{ eq: { 'state.name': 'Todo' } }, { not: { any: { labelIds: { fuzzy: { $: 'bgu' } } } } }] })).toBe(true);
     expect(WINDOW.pglite?.filters({ eq: { fuzzy: 'x' }, in: { priority: [1] }, array_contains: { labelIds: 'bug' } })).toBe(false);
     expect(WINDOW.postgres?.filters({ eq: { fuzzy: 'x' } })).toBe(true);
+    // and after its windows the plain query, not the fetch; sorted searches run their phases as they are (both measured on PostgreSQL only)
+    expect(WINDOW.pglite?.fetchMax).toBeUndefined();
+    expect(WINDOW.pglite?.sortedIndexCost).toBeUndefined();
     // through the search itself (default windows), with its cursors
     for (const { filter } of cases) {
       const expected = await reference(compileFilter(filter, entity, 'r'));
       expect(await pagedIds({ filter }), JSON.stringify(filter)).toEqual(expected);
     }
+  });
+
+  /** Record ids of the plain query of a sort (its phases one after the other), `limit` from after the cursor's row. */
+  async function plainSorted(
+    condition: RawBuilder<boolean>,
+    order: ReturnType<typeof sortPlan>,
+    cursor: { keys: Array<string | null>; id: string } | undefined,
+    limit: number,
+  ) {
+    const rows: RecordRow[] = [];
+    const after = cursor === undefined ? sql<boolean>`true` : order.after(cursor.keys, cursor.id);
+    for (const phase of order.phases(cursor?.keys)) {
+      const result = await recordsQuery({ ...scope, entity: 'issues' }, condition, after, order, phase, limit - rows.length).execute(store.db);
+      rows.push(...result.rows);
+      if (rows.length >= limit) break;
+    }
+    return rows;
+  }
+
+  it('pages a sorted search through windows along the sort index and the whole order with the rows of the plain query', async () => {
+    // Small windows, so a few hundred records take every path: a page filled from the first window, a
+    // second window, the whole order after the windows, and phases (numbers, other values, missing) ending
+    // inside a window. Titles hold a number (t-number), other values and records missing the field.
+    const window = {
+      read: 'ordered' as const,
+      filters: guessedSelectivity,
+      perResult: 2,
+      min: 10,
+      max: 30,
+      orderedMax: 100,
+      indexCost: 8,
+      fetchMax: 10,
+      sortedIndexCost: 1,
+    };
+    const records = (await reference(sql<boolean>`true`)).length;
+    const w = (phase: number, size: number, hits: number): SortedPass => ({ kind: 'window', phase, size, hits });
+    const index = (rows: number): SortedPass => ({ kind: 'index', rows });
+    const cases: Array<{ filter: unknown; sort: unknown; first: SortedPass[] }> = [
+      // a number, then other values (the phase of numbers ends inside the first window), the missing one found by the whole order
+      { filter: { in: { id: ['t-number', 'f-0000', 'f-0004', 't-missing'] } }, sort: [{ title: 'asc' }], first: [w(0, 30, 1), w(1, 30, 1), index(2)] },
+      { filter: { fuzzy: { title: 'alpha tsk' } }, sort: [{ title: 'desc' }], first: [w(0, 30, 0), w(1, 30, 0), index(21)] },
+      // a second window read on along the sort index
+      {
+        filter: { or: [{ eq: { title: 'beta task 5' } }, { startswith: { id: 't-' } }] },
+        sort: [{ updatedAt: 'desc' }],
+        first: [w(0, 30, 0), w(1, 30, 13), w(1, 28, 0), index(1)],
+      },
+      {
+        filter: { or: [{ fuzzy: { title: 'gamma tsk' } }, { fuzzy: { title: 'delta tsk' } }] },
+        sort: [{ updatedAt: 'asc' }],
+        first: [w(0, 30, 0), w(1, 30, 0), index(21)],
+      },
+      // common matches: the page from the first window of the values
+      { filter: { not: { eq: { title: 'alpha task 4' } } }, sort: [{ updatedAt: 'desc' }, { title: 'asc' }], first: [w(0, 30, 0), w(1, 30, 21)] },
+      { filter: { eq: { title: 'no such title' } }, sort: [{ title: 'asc' }], first: [w(0, 30, 0), w(1, 30, 0), index(0)] },
+    ];
+    for (const { filter, sort, first } of cases) {
+      const condition = compileFilter(filter, entity, 'r');
+      const order = sortPlan(parseSort(sort, entity, 'query.sort', []), 'r');
+      const label = `${JSON.stringify(filter)} ${JSON.stringify(sort)}`;
+      const expected = (await plainSorted(condition, order, undefined, 100_000)).map((row) => row.record_id);
+      for (const limit of [20, 7]) {
+        const paged: string[] = [];
+        let cursor: { keys: Array<string | null>; id: string } | undefined;
+        for (let page = 0; ; page += 1) {
+          const after = cursor === undefined ? sql<boolean>`true` : order.after(cursor.keys, cursor.id);
+          const options = { records, window, order, ...(cursor !== undefined && { keys: cursor.keys }) };
+          const found = await sortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, options);
+          const plain = await plainSorted(condition, order, cursor, limit + 1);
+          const ids = found.rows.map((row) => row.record_id);
+          expect(ids, `${label} limit ${limit} page ${page}`).toEqual(plain.map((row) => row.record_id));
+          const keys = (row: RecordRow) => Array.from({ length: order.keyCount }, (_, i) => row[`_k${i}`] ?? null);
+          expect(found.rows.map(keys), `${label} keys`).toEqual(plain.map(keys));
+          if (page === 0 && limit === 20) expect(found.passes, label).toEqual(first);
+          paged.push(...ids.slice(0, limit));
+          if (ids.length <= limit) break;
+          const last = found.rows[limit - 1]!;
+          cursor = { keys: keys(last), id: last.record_id };
+        }
+        expect(paged, `${label} limit ${limit}`).toEqual(expected);
+      }
+      // through the search itself (default windows on PostgreSQL, the plain query on PGlite), with its cursors
+      expect(await pagedIds({ filter, sort }), label).toEqual(expected);
+    }
+  });
+
+  it("keeps a sorted window's last record exactly once, and resumes after it", async () => {
+    // Matches at positions size - 1, size and size + 1 of the sort: the first window holds two of them, the
+    // last its final record; the second window must start strictly after that record.
+    const size = 10;
+    const window = {
+      read: 'ordered' as const,
+      filters: guessedSelectivity,
+      perResult: 1,
+      min: size,
+      max: size,
+      orderedMax: 1000,
+      indexCost: 8,
+      fetchMax: 10,
+      sortedIndexCost: 1,
+    };
+    const order = sortPlan(parseSort([{ updatedAt: 'desc' }], entity, 'query.sort', []), 'r');
+    const all = (await plainSorted(sql<boolean>`true`, order, undefined, 100_000)).map((row) => row.record_id);
+    const picked = all.slice(size - 2, size + 1);
+    const condition = compileFilter({ in: { id: picked } }, entity, 'r');
+    const found = await sortedRows(store.db, { ...scope, entity: 'issues' }, condition, sql<boolean>`true`, 4, { records: all.length, window, order });
+    expect(found.rows.map((row) => row.record_id)).toEqual(picked);
+    // updatedAt is never a number: the first phase ends at once, then windows over the text values
+    expect(found.passes.slice(0, 3)).toEqual([
+      { kind: 'window', phase: 0, size, hits: 0 },
+      { kind: 'window', phase: 1, size, hits: 2 },
+      { kind: 'window', phase: 1, size: expect.any(Number), hits: 1 },
+    ]);
+  });
+
+  it("EXPLAIN: a sorted window reads the sort index in order, and a resumed page's NULL key is no empty estimate", async () => {
+    const order = sortPlan(parseSort([{ updatedAt: 'desc' }], entity, 'query.sort', []), 'r');
+    const query = sortedWindowQuery(
+      { ...scope, entity: 'issues' },
+      compileFilter({ eq: { title: 'beta task 5' } }, entity, 'r'),
+      sql<boolean>`true`,
+      order,
+      order.phases()[1]!,
+      100,
+      21,
+    );
+    const text = await store.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(trx);
+      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+    expect(text).toMatch(/Index Scan Backward using "context_records_sort_updatedAt"/);
+    // after a row whose updatedAt is text (its number key NULL): most records follow it, and the planner knows
+    const after = order.after([null, '2023-12-31t00:00:00z'], 'f-0000');
+    const { rows } = await sql<Record<string, string>>`
+      EXPLAIN SELECT r.record_id FROM context_records AS r
+      WHERE r.connector_id = ${scope.connectorId} AND r.entity = 'issues' AND ${after}`.execute(store.db);
+    const estimate = Number(/rows=(\d+)/.exec(String(Object.values(rows[0] ?? {})[0]))?.[1]);
+    expect(estimate).toBeGreaterThan(10);
   });
 
   it('EXPLAIN: a window reads the primary key in order and sorts nothing', async () => {

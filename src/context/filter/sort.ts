@@ -18,11 +18,17 @@ export interface SortField {
   direction: 'asc' | 'desc';
 }
 
-/** One ORDER BY key: its expression, its direction, and the SQL type its cursor value is cast back to. */
+/**
+ * One ORDER BY key: its expression, its direction, the SQL type its cursor value is cast back to, and
+ * the condition "the key is NULL" as the planner estimates it well. `key IS NOT DISTINCT FROM NULL` is
+ * estimated to hold for no row at all (as `= NULL`): a resumed page (the cursor's condition holds it
+ * for a key that is NULL at the cursor's row) would be planned as if it had a row or two to read.
+ */
 interface SortKey {
   expression: RawBuilder<unknown>;
   direction: 'asc' | 'desc';
   type: 'numeric' | 'text';
+  isNull: RawBuilder<boolean>;
 }
 
 /** The sort fields of `query.sort` (an array of {field: "asc" | "desc"}), adding located issues for anything wrong. */
@@ -68,8 +74,19 @@ function sortKeys(fields: readonly SortField[], alias: string): SortKey[] {
     const segments = field.split('.');
     const json = jsonAt(scope, segments);
     return [
-      { expression: sql`(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric END)`, direction, type: 'numeric' },
-      { expression: sql`(lower(${textAt(scope, segments)}) COLLATE "C")`, direction, type: 'text' },
+      {
+        expression: sql`(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric END)`,
+        direction,
+        type: 'numeric',
+        // NULL exactly when the value is no JSON number (a number always converts).
+        isNull: sql<boolean>`(jsonb_typeof(${json}) IS DISTINCT FROM 'number')`,
+      },
+      {
+        expression: sql`(lower(${textAt(scope, segments)}) COLLATE "C")`,
+        direction,
+        type: 'text',
+        isNull: sql<boolean>`(${textAt(scope, segments)} IS NULL)`,
+      },
     ];
   });
 }
@@ -86,6 +103,10 @@ export interface SortPlan {
   orderBy: RawBuilder<unknown>;
   /** The number of _k columns; a cursor carries that many values. */
   keyCount: number;
+  /** Whether the first sort field has a sort index (migration 9): phases then reads it in order. */
+  indexed: boolean;
+  /** The whole order as one query (no condition): the order the phases return, one after the other. */
+  whole: SortPhase;
   /** The condition "strictly after the row with these key values and this record id". */
   after(values: ReadonlyArray<string | null>, recordId: string): RawBuilder<boolean>;
   /**
@@ -113,6 +134,8 @@ export function sortPlan(fields: readonly SortField[], alias: string): SortPlan 
     select,
     orderBy,
     keyCount: keys.length,
+    indexed,
+    whole: { where: sql<boolean>`true`, orderBy },
     after(values, id) {
       // OR over i of (keys before i equal AND key i after): the expansion of a row comparison that
       // mixes directions and puts NULLs last.
@@ -125,7 +148,7 @@ export function sortPlan(fields: readonly SortField[], alias: string): SortPlan 
           const beyond = sql<boolean>`(${key.expression} IS NULL OR ${key.expression} ${sql.raw(key.direction === 'asc' ? '>' : '<')} ${typed})`;
           terms.push(and([...equal, beyond]));
         }
-        equal.push(sql<boolean>`${key.expression} IS NOT DISTINCT FROM ${typed}`);
+        equal.push(value === null ? key.isNull : sql<boolean>`${key.expression} IS NOT DISTINCT FROM ${typed}`);
       });
       terms.push(and([...equal, sql<boolean>`${recordId} > ${id}`]));
       return or(terms);
