@@ -442,6 +442,15 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     ]);
   });
 
+  /** The plan of a query, planned in a transaction of its own without the named plan types (enable_* settings). */
+  async function explain(query: RawBuilder<unknown>, disabled: string[]): Promise<string> {
+    return store.db.transaction().execute(async (trx) => {
+      for (const setting of disabled) await sql`SELECT set_config(${setting}, 'off', true)`.execute(trx);
+      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+  }
+
   it("EXPLAIN: a sorted window reads the sort index in order, and a resumed page's NULL key is no empty estimate", async () => {
     const order = sortPlan(parseSort([{ updatedAt: 'desc' }], entity, 'query.sort', []), 'r');
     const query = sortedWindowQuery(
@@ -453,11 +462,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       100,
       21,
     );
-    const text = await store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(trx);
-      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
-      return rows.map((row) => Object.values(row)[0]).join('\n');
-    });
+    const text = await explain(query, ['enable_seqscan', 'enable_bitmapscan']);
     expect(text).toMatch(/Index Scan Backward using "context_records_sort_updatedAt"/);
     // after a row whose updatedAt is text (its number key NULL): most records follow it, and the planner knows
     const after = order.after([null, '2023-12-31t00:00:00z'], 'f-0000');
@@ -476,11 +481,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       1000,
       101,
     );
-    const text = await store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(trx);
-      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
-      return rows.map((row) => Object.values(row)[0]).join('\n');
-    });
+    const text = await explain(query, ['enable_seqscan', 'enable_bitmapscan']);
     expect(text).toMatch(/Index Scan using context_records_pkey/);
     expect(text).not.toMatch(/Sort/);
   });
@@ -496,22 +497,12 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       order.phases()[phase] ?? order.phases()[0]!,
       101,
     );
-    return store.db.transaction().execute(async (trx) => {
-      for (const setting of disabled) await sql`SELECT set_config(${setting}, 'off', true)`.execute(trx);
-      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
-      return rows.map((row) => Object.values(row)[0]).join('\n');
-    });
+    return explain(query, disabled);
   }
 
   /** The plan of the filter's condition alone (no scope: on a table this small the scope index would win), without seq and index scans. */
   async function conditionPlan(filter: unknown): Promise<string> {
-    return store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx);
-      const { rows } = await sql<
-        Record<string, string>
-      >`EXPLAIN SELECT r.record_id FROM context_records AS r WHERE ${compileFilter(filter, entity, 'r')}`.execute(trx);
-      return rows.map((row) => Object.values(row)[0]).join('\n');
-    });
+    return explain(sql`SELECT r.record_id FROM context_records AS r WHERE ${compileFilter(filter, entity, 'r')}`, ['enable_seqscan', 'enable_indexscan']);
   }
 
   it("EXPLAIN: fuzzy and the text operators can be served by the field's trigram index, or the record text's", async () => {
