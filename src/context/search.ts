@@ -17,6 +17,7 @@ import { isSearchablePath, parsePath } from './filter/fields.js';
 import { projectFields } from './filter/project.js';
 import { parseSort, sortPlan, type SortField, type SortPhase, type SortPlan } from './filter/sort.js';
 import { semanticSearch, type SemanticParams } from './semantic/search.js';
+import type { RecordScope } from './sync/records.js';
 import { entityReadiness } from './sync/state.js';
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
@@ -275,7 +276,7 @@ async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promis
  * the cursor's row, in one phase of the sort (exported so tests can EXPLAIN what runs).
  */
 export function recordsQuery(
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   order: SortPlan,
@@ -399,6 +400,14 @@ export function usesFuzzy(filter: unknown): boolean {
   return filterUses(filter, ['fuzzy']);
 }
 
+/** The sort of a search without `sort`: record order, one phase. */
+const RECORD_ORDER = sortPlan([], 'r');
+
+/** recordsQuery in record order (the order of a search without `sort`). */
+function recordOrderQuery(scope: RecordScope, filter: RawBuilder<boolean>, after: RawBuilder<boolean>, limit: number): RawBuilder<RecordRow> {
+  return recordsQuery(scope, filter, after, RECORD_ORDER, RECORD_ORDER.phases()[0] as SortPhase, limit);
+}
+
 /**
  * One pass of an unsorted search over a window: the first `size` live records of the entity after the
  * cursor's row, in record order, those matching the filter (`hit`) and the window's last record (its
@@ -409,13 +418,7 @@ export function usesFuzzy(filter: unknown): boolean {
  * after it. Written so the filter is no index condition: the record-order index (the primary key) is read
  * from the cursor, whatever the planner estimates of the filter (exported so tests can EXPLAIN it).
  */
-export function windowQuery(
-  scope: { organizationId: string; connectorId: string; entity: string },
-  filter: RawBuilder<boolean>,
-  after: RawBuilder<boolean>,
-  size: number,
-  limit: number,
-): RawBuilder<WindowRow> {
+export function windowQuery(scope: RecordScope, filter: RawBuilder<boolean>, after: RawBuilder<boolean>, size: number, limit: number): RawBuilder<WindowRow> {
   return sql<WindowRow>`
     SELECT w.record_id, w.data, w.hit, w.position
     FROM (
@@ -441,11 +444,7 @@ interface WindowRow extends RecordRow {
  * cursor's row, in record order (the primary key), none when the entity ends before it (exported so tests
  * can EXPLAIN it).
  */
-export function windowEndQuery(
-  scope: { organizationId: string; connectorId: string; entity: string },
-  after: RawBuilder<boolean>,
-  size: number,
-): RawBuilder<{ record_id: string }> {
+export function windowEndQuery(scope: RecordScope, after: RawBuilder<boolean>, size: number): RawBuilder<{ record_id: string }> {
   return sql<{ record_id: string }>`
     SELECT r.record_id
     FROM context_records AS r
@@ -463,7 +462,7 @@ export function windowEndQuery(
  */
 export async function readWindow(
   db: ServiceContext['store']['db'],
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   from: RawBuilder<boolean>,
   size: number,
@@ -475,8 +474,7 @@ export async function readWindow(
     // filter's indexes among the window's records only.
     const end = (await windowEndQuery(scope, from, size).execute(db)).rows[0]?.record_id;
     const within = end === undefined ? from : sql<boolean>`(${from} AND r.record_id <= ${end})`;
-    const order = sortPlan([], 'r');
-    const result = await recordsQuery(scope, filter, within, order, order.phases()[0] as SortPhase, limit).execute(db);
+    const result = await recordOrderQuery(scope, filter, within, limit).execute(db);
     return { hits: result.rows, end };
   }
   const result = await windowQuery(scope, filter, from, size, limit).execute(db);
@@ -497,7 +495,7 @@ export type UnsortedPass = { kind: 'window'; size: number; hits: number } | { ki
  * `limit` in record order, each with the number fetched (`total`; above `max`, the matches were cut).
  */
 export function fetchQuery(
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   max: number,
@@ -530,7 +528,7 @@ export function fetchQuery(
  */
 export async function unsortedRows(
   db: ServiceContext['store']['db'],
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   limit: number,
@@ -568,8 +566,7 @@ export async function unsortedRows(
       return { rows: [...rows, ...fetched.rows.map(({ total: _total, ...row }) => row)], passes };
     }
   }
-  const order = sortPlan([], 'r');
-  const rest = await recordsQuery(scope, filter, from, order, order.phases()[0] as SortPhase, limit - rows.length).execute(db);
+  const rest = await recordOrderQuery(scope, filter, from, limit - rows.length).execute(db);
   passes.push({ kind: 'index', rows: rest.rows.length });
   return { rows: [...rows, ...rest.rows], passes };
 }
@@ -581,7 +578,7 @@ export async function unsortedRows(
  * is evaluated on records the sort index reads in order (exported so tests can EXPLAIN it).
  */
 export function sortedWindowQuery(
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   order: SortPlan,
@@ -614,18 +611,18 @@ export type SortedPass = { kind: 'window'; phase: number; size: number; hits: nu
  * whose selectivity the planner guesses (see guessedSelectivity). Read in windows along the sort index,
  * phase after phase, as unsortedRows reads along the primary key (the same WindowSettings): a first
  * window; a second one when its hits expect the rest of the page within `orderedMax` records and within
- * `sortedIndexCost` records per match the filter's indexes would fetch. A phase ending inside a window starts
+ * `indexCost` (the store's `sortedIndexCost`) records per match the filter's indexes would fetch. A phase ending inside a window starts
  * the next phase with a first window again. Otherwise the rest is one query in the whole order (all
  * phases at once), the filter's indexes then a sort of the matches: the phases as separate queries would
  * each fetch every match again.
  */
 export async function sortedRows(
   db: ServiceContext['store']['db'],
-  scope: { organizationId: string; connectorId: string; entity: string },
+  scope: RecordScope,
   filter: RawBuilder<boolean>,
   after: RawBuilder<boolean>,
   limit: number,
-  options: { records: number; window: WindowSettings & { sortedIndexCost: number }; order: SortPlan; keys?: ReadonlyArray<string | null> },
+  options: { records: number; window: WindowSettings; indexCost: number; order: SortPlan; keys?: ReadonlyArray<string | null> },
 ): Promise<{ rows: RecordRow[]; passes: SortedPass[] }> {
   const { window, order } = options;
   const rows: RecordRow[] = [];
@@ -670,7 +667,7 @@ export async function sortedRows(
     const share = found / read;
     const expected = (limit - rows.length) / share;
     const matches = share * Math.max(0, options.records - read);
-    if (expected > window.orderedMax || expected > window.sortedIndexCost * matches) break;
+    if (expected > window.orderedMax || expected > options.indexCost * matches) break;
     size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
   }
   if (phase === undefined) return { rows, passes };
@@ -707,8 +704,7 @@ async function filterSearch(
   if (window && order.keyCount === 0 && window.filters(search.rawFilter)) {
     rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records, window })).rows);
   } else if (window?.sortedIndexCost !== undefined && order.indexed && window.filters(search.rawFilter)) {
-    const sortedWindow = { ...window, sortedIndexCost: window.sortedIndexCost };
-    const options = { records, window: sortedWindow, order, ...(cursorKeys !== undefined && { keys: cursorKeys }) };
+    const options = { records, window, indexCost: window.sortedIndexCost, order, ...(cursorKeys !== undefined && { keys: cursorKeys }) };
     rows.push(...(await sortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, options)).rows);
   } else {
     for (const phase of order.phases(cursorKeys)) {

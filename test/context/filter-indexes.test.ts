@@ -359,7 +359,6 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       orderedMax: 100,
       indexCost: 8,
       fetchMax: 10,
-      sortedIndexCost: 1,
     };
     const records = (await reference(sql<boolean>`true`)).length;
     const w = (phase: number, size: number, hits: number): SortedPass => ({ kind: 'window', phase, size, hits });
@@ -393,7 +392,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         let cursor: { keys: Array<string | null>; id: string } | undefined;
         for (let page = 0; ; page += 1) {
           const after = cursor === undefined ? sql<boolean>`true` : order.after(cursor.keys, cursor.id);
-          const options = { records, window, order, ...(cursor !== undefined && { keys: cursor.keys }) };
+          const options = { records, window, indexCost: 1, order, ...(cursor !== undefined && { keys: cursor.keys }) };
           const found = await sortedRows(store.db, { ...scope, entity: 'issues' }, condition, after, limit + 1, options);
           const plain = await plainSorted(condition, order, cursor, limit + 1);
           const ids = found.rows.map((row) => row.record_id);
@@ -426,13 +425,17 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       orderedMax: 1000,
       indexCost: 8,
       fetchMax: 10,
-      sortedIndexCost: 1,
     };
     const order = sortPlan(parseSort([{ updatedAt: 'desc' }], entity, 'query.sort', []), 'r');
     const all = (await plainSorted(sql<boolean>`true`, order, undefined, 100_000)).map((row) => row.record_id);
     const picked = all.slice(size - 2, size + 1);
     const condition = compileFilter({ in: { id: picked } }, entity, 'r');
-    const found = await sortedRows(store.db, { ...scope, entity: 'issues' }, condition, sql<boolean>`true`, 4, { records: all.length, window, order });
+    const found = await sortedRows(store.db, { ...scope, entity: 'issues' }, condition, sql<boolean>`true`, 4, {
+      records: all.length,
+      window,
+      indexCost: 1,
+      order,
+    });
     expect(found.rows.map((row) => row.record_id)).toEqual(picked);
     // updatedAt is never a number: the first phase ends at once, then windows over the text values
     expect(found.passes.slice(0, 3)).toEqual([
