@@ -9,7 +9,8 @@
  *   record order first (src/context/search.ts, unsortedRows): a second window of ~20 000 records at 1M.
  * - range: a 7-day window of createdAt (~1000 records): day index of migration 4.
  * - contains a common title word (~7%): read in order until the 101st match.
- * - startswith / like / keyword on rare values (~10-1000 records): trigram index of migration 9.
+ * - startswith / like on rare values (~10-1000 records): the trigram index of the record's value text
+ *   (migration 11); keyword on a rare title word: the title's own trigram index (migration 9).
  * - fuzzy: two misspelled title words (from none to ~30% of the titles match): windows in record order
  *   first, then the trigram index of migration 9 when the window finds few or none; on PGlite the second
  *   window is read through the trigram index (only its records' candidates are rechecked).

@@ -100,6 +100,14 @@ const TRIGRAM_INDEXES = TRIGRAM_INDEXED_FIELDS.map(
   (field) => `      CREATE INDEX "context_records_trgm_${field}" ON context_records USING gin ((data ->> '${field}') gin_trgm_ops);`,
 ).join('\n');
 
+/**
+ * Migration 11: the top-level fields whose string, number or boolean value is left out of the record's
+ * value text, because each has its own trigram index (TRIGRAM_INDEXED_FIELDS) that serves every text
+ * operator on it. Part of a released migration: never edit (a test checks it against
+ * TRIGRAM_INDEXED_FIELDS, which compile.ts reads).
+ */
+export const VALUE_TEXT_OMITTED_FIELDS: readonly string[] = ['title', 'name', 'subject', 'summary'];
+
 const SORT_INDEXES = SORT_INDEXED_FIELDS.map(
   (field) =>
     `      CREATE INDEX "context_records_sort_${field}" ON context_records (connector_id, entity, ${sortKeyExpressions(field)})` +
@@ -404,6 +412,37 @@ ${SORT_INDEXES}
         record_id text NOT NULL,
         PRIMARY KEY (connector_id, entity, record_id)
       );
+    `,
+  },
+  {
+    version: 11,
+    name: 'context store: the record text is its values only',
+    // Text filters on a field without its own trigram index add a condition on switchyard_value_text(data),
+    // served by the GIN trigram index below: every string, number and boolean value of the record, as
+    // itself (no JSON escaping), between line breaks; not the keys nor the JSON punctuation, and not the
+    // top-level values of VALUE_TEXT_OMITTED_FIELDS (their own indexes of migration 9 serve them; an object
+    // or array under one of those names stays, its nested paths use this text). Each value is in the text
+    // whole, so the conditions of migration 9 hold as they were: word similarity against the text is never
+    // lower than against the value, whole words of the value are whole words of the text, and a pattern
+    // found in the value is found in the text. It replaces switchyard_search_text (the JSON text of the
+    // whole record), whose index was the largest single cost of writing a new record: ~190 trigrams a
+    // Typeform form and ~280 a Linear issue there, ~80 and ~200 here (bench/sync-ingest.ts). An SQL
+    // function, not inlined (it reads a set-returning function), with a high COST for the reason given in
+    // migration 9.
+    sql: `
+      CREATE FUNCTION switchyard_value_text(data jsonb) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE COST 5000 AS $fn$
+        SELECT string_agg(value #>> '{}', E'\\n')
+        FROM jsonb_path_query(
+          data - ARRAY(
+            SELECT field FROM unnest(ARRAY[${VALUE_TEXT_OMITTED_FIELDS.map((field) => `'${field}'`).join(', ')}]) AS field
+            WHERE jsonb_typeof(data -> field) IN ('string', 'number', 'boolean')
+          ),
+          'strict $.** ? (@.type() == "string" || @.type() == "number" || @.type() == "boolean")'
+        ) AS value
+      $fn$;
+      CREATE INDEX context_records_value_text ON context_records USING gin (switchyard_value_text(data) gin_trgm_ops);
+      DROP INDEX context_records_text;
+      DROP FUNCTION switchyard_search_text(jsonb);
     `,
   },
 ];

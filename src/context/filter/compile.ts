@@ -99,13 +99,13 @@ function literalInJsonText(pattern: string): boolean {
 
 /**
  * A condition on a record field that implies its value matches the case-insensitive LIKE pattern,
- * with the same pattern on the text of the whole record added (`%` around it: the field is somewhere
- * in it), which the trigram index of migration 9 serves. Not for patterns holding characters JSON
- * escapes (their escaped form differs), nor inside `any` (the element is not a record).
+ * with the same pattern on the record's value text added (`%` around it: the value is somewhere in
+ * it, as itself), which the trigram index of migration 11 serves. Not inside `any` (the element is not
+ * a record).
  */
 function withTextIndex(scope: Scope, exact: RawBuilder<boolean>, pattern: string): RawBuilder<boolean> {
-  if (!scope.record || !literalInJsonText(pattern)) return exact;
-  return sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ILIKE ${`%${pattern}%`})`;
+  if (!scope.record) return exact;
+  return sql<boolean>`(${opaque(exact)} AND switchyard_value_text(${scope.base}) ILIKE ${`%${pattern}%`})`;
 }
 
 /** A top-level record field with its own trigram index (migration 9): its text conditions are served by it as they are. */
@@ -118,7 +118,7 @@ function ownTrigramIndex(scope: Scope, segments: readonly string[]): boolean {
  * test and pattern (`jsonb_typeof(...) = 'string'`, 0.5% each by default, no statistics on JSON paths)
  * multiply into "almost nothing matches", and the planner reads every candidate of the trigram index and
  * sorts them even when the matches are common. So the estimate comes from the record-text condition
- * (which has statistics, migration 9's expression index) and a common match reads in order instead.
+ * (which has statistics, the expression index of migration 9 or 11) and a common match reads in order instead.
  */
 function opaque(condition: RawBuilder<boolean>): RawBuilder<boolean> {
   return sql<boolean>`(CASE WHEN ${condition} THEN true ELSE false END)`;
@@ -436,12 +436,14 @@ class FilterCompiler {
       WHEN 'string' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       WHEN 'number' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       ELSE false END)`;
-    // An array element equal to the value (ignoring case) holds its text too (in the record's text, and
-    // in the array's JSON text that ->> gives); a number in exponent notation ("1e+21") may be written
-    // out in JSON text, so it gets no text condition.
+    // An array element equal to the value (ignoring case) holds its text too (in the record's value text,
+    // and in the array's JSON text that ->> gives, unless JSON escapes a character of it); a number in
+    // exponent notation ("1e+21") may be written out in JSON text, so it gets no text condition.
     const pattern = `%${escapeLike(text)}%`;
     if (/e/i.test(text) && typeof value === 'number') return exact;
-    if (ownTrigramIndex(scope, segments) && literalInJsonText(pattern)) return sql<boolean>`(${opaque(exact)} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    if (ownTrigramIndex(scope, segments)) {
+      return literalInJsonText(pattern) ? sql<boolean>`(${opaque(exact)} AND ${textAt(scope, segments)} ILIKE ${pattern})` : exact;
+    }
     return withTextIndex(scope, exact, pattern);
   }
 
@@ -467,9 +469,9 @@ class FilterCompiler {
 
   /**
    * pg_trgm word similarity: tolerant of typos, case, punctuation and word order. On a record field,
-   * `value <% switchyard_search_text(data)` is added: the same similarity against the text of the whole
-   * record, never lower than against the field (migration 9), so it only lets the trigram index find
-   * the candidates; the field's own similarity decides.
+   * `value <% switchyard_value_text(data)` is added: the same similarity against the record's value
+   * text, never lower than against the field (migration 11), so it only lets the trigram index find the
+   * candidates; the field's own similarity decides.
    */
   private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('fuzzy', field, value, at);
@@ -481,7 +483,7 @@ class FilterCompiler {
     if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(isString)} AND ${text} <% ${textAt(scope, segments)})`;
     const exact = sql<boolean>`(${isString} AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
     if (!scope.record) return exact;
-    return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_search_text(${scope.base}))`;
+    return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_value_text(${scope.base}))`;
   }
 
   /** Any of the words of the value, as whole words, case-insensitively. */
@@ -496,8 +498,8 @@ class FilterCompiler {
     const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
     if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ~* ${pattern})`;
     const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ~* ${pattern})`;
-    // whole words of a field are whole words of the record's text (migration 9)
-    return scope.record ? sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ~* ${pattern})` : exact;
+    // whole words of a field are whole words of the record's value text (migration 11)
+    return scope.record ? sql<boolean>`(${opaque(exact)} AND switchyard_value_text(${scope.base}) ~* ${pattern})` : exact;
   }
 
   /** At least one element of the array field matches the nested filter (paths relative to the element, `$` the element itself). */
