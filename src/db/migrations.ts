@@ -428,8 +428,8 @@ ${SORT_INDEXES}
     // whole record), whose index was the largest single cost of writing a new record: ~190 trigrams a
     // Typeform form and ~280 a Linear issue there, ~80 and ~200 here (bench/sync-ingest.ts). An SQL
     // function, not inlined (it reads a set-returning function), with a high COST for the reason given in
-    // migration 9. It costs more a call than the regular expression it replaces (13 µs a Linear issue on
-    // PostgreSQL against 6): a candidate of the index is rechecked by computing the text again.
+    // migration 9. A call costs more than the regular expression it replaces (13 µs for a Linear issue on
+    // PostgreSQL against 6), and a candidate of the index is rechecked by computing the text again.
     sql: `
       CREATE FUNCTION switchyard_value_text(data jsonb) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE COST 5000 AS $fn$
         SELECT string_agg(value #>> '{}', E'\\n')

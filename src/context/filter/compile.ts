@@ -117,8 +117,8 @@ function ownTrigramIndex(scope: Scope, segments: readonly string[]): boolean {
  * The condition as a CASE, which the planner estimates as matching half the rows: left bare, its type
  * test and pattern (`jsonb_typeof(...) = 'string'`, 0.5% each by default, no statistics on JSON paths)
  * multiply into "almost nothing matches", and the planner reads every candidate of the trigram index and
- * sorts them even when the matches are common. So the estimate comes from the record-text condition
- * (which has statistics, the expression index of migration 9 or 11) and a common match reads in order instead.
+ * sorts them even when the matches are common. So the estimate comes from the text condition (which has
+ * statistics: the expression index of migration 9 or 11) and a common match reads in order instead.
  */
 function opaque(condition: RawBuilder<boolean>): RawBuilder<boolean> {
   return sql<boolean>`(CASE WHEN ${condition} THEN true ELSE false END)`;
