@@ -271,6 +271,11 @@ async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promis
   throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'entity', rule: 'context_store_not_ready', message }]);
 }
 
+/** The condition "a live record of the scope's connector and entity" on context_records aliased r. */
+function liveRecords(scope: RecordScope): RawBuilder<boolean> {
+  return sql<boolean>`r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity} AND r.deleted_at IS NULL`;
+}
+
 /**
  * One query of a filter search: the live records of a connector's entity matching the filter, after
  * the cursor's row, in one phase of the sort (exported so tests can EXPLAIN what runs).
@@ -286,8 +291,7 @@ export function recordsQuery(
   return sql<RecordRow>`
     SELECT r.record_id, r.data${order.select}
     FROM context_records AS r
-    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
-      AND r.deleted_at IS NULL AND ${filter} AND ${after} AND ${phase.where}
+    WHERE ${liveRecords(scope)} AND ${filter} AND ${after} AND ${phase.where}
     ORDER BY ${phase.orderBy}
     LIMIT ${limit}`;
 }
@@ -424,8 +428,7 @@ export function windowQuery(scope: RecordScope, filter: RawBuilder<boolean>, aft
     FROM (
       SELECT r.record_id, r.data, (CASE WHEN ${filter} THEN true ELSE false END) AS hit, row_number() OVER (ORDER BY r.record_id) AS position
       FROM context_records AS r
-      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
-        AND r.deleted_at IS NULL AND ${after}
+      WHERE ${liveRecords(scope)} AND ${after}
       ORDER BY r.record_id
       LIMIT ${size}
     ) AS w
@@ -448,11 +451,41 @@ export function windowEndQuery(scope: RecordScope, after: RawBuilder<boolean>, s
   return sql<{ record_id: string }>`
     SELECT r.record_id
     FROM context_records AS r
-    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
-      AND r.deleted_at IS NULL AND ${after}
+    WHERE ${liveRecords(scope)} AND ${after}
     ORDER BY r.record_id
     OFFSET ${size - 1}
     LIMIT 1`;
+}
+
+/** The rows of a window query split into its matches (in order) and its last record, none when the records ended inside the window. */
+function windowHits(rows: WindowRow[], size: number): { hits: RecordRow[]; end: WindowRow | undefined } {
+  const hits: RecordRow[] = [];
+  for (const { hit, position: _position, ...row } of rows) if (hit) hits.push(row);
+  return { hits, end: rows.find((row) => Number(row.position) === size) };
+}
+
+/** The size of a search's first window: `perResult` records per result asked for, between `min` and `max`. */
+function firstWindowSize(window: WindowSettings, limit: number): number {
+  return Math.min(window.max, Math.max(window.min, window.perResult * limit));
+}
+
+/**
+ * The size of the second window, or none when the rest should be found through the filter's indexes:
+ * the share of the `read` records that matched (`found` of them) expects the `wanted` rest of the page
+ * within `expected` more records in order, and the indexes would fetch about `matches` records (of the
+ * entity's `records`, as its last sync counted them); read on in order when that is within `orderedMax`
+ * records and within `indexCost` records per match.
+ */
+function secondWindowSize(
+  window: WindowSettings,
+  indexCost: number,
+  progress: { read: number; found: number; wanted: number; records: number },
+): number | undefined {
+  const share = progress.found / progress.read;
+  const expected = progress.wanted / share;
+  const matches = share * Math.max(0, progress.records - progress.read);
+  if (expected > window.orderedMax || expected > indexCost * matches) return undefined;
+  return Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
 }
 
 /**
@@ -477,10 +510,8 @@ export async function readWindow(
     const result = await recordOrderQuery(scope, filter, within, limit).execute(db);
     return { hits: result.rows, end };
   }
-  const result = await windowQuery(scope, filter, from, size, limit).execute(db);
-  const hits: RecordRow[] = [];
-  for (const { hit, position: _position, ...row } of result.rows) if (hit) hits.push(row);
-  return { hits, end: result.rows.find((row) => Number(row.position) === size)?.record_id };
+  const { hits, end } = windowHits((await windowQuery(scope, filter, from, size, limit).execute(db)).rows, size);
+  return { hits, end: end?.record_id };
 }
 
 /**
@@ -507,8 +538,7 @@ export function fetchQuery(
     WITH m AS MATERIALIZED (
       SELECT r.record_id
       FROM context_records AS r
-      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
-        AND r.deleted_at IS NULL AND ${filter} AND ${after}
+      WHERE ${liveRecords(scope)} AND ${filter} AND ${after}
       LIMIT ${max + 1}
     ), page AS (
       SELECT m.record_id FROM m ORDER BY m.record_id LIMIT ${limit}
@@ -539,8 +569,8 @@ export async function unsortedRows(
   const passes: UnsortedPass[] = [];
   let from = after;
   let read = 0;
-  let size = Math.min(window.max, Math.max(window.min, window.perResult * limit));
-  for (;;) {
+  let size: number | undefined = firstWindowSize(window, limit);
+  while (size !== undefined) {
     const indexed = window.read === 'indexed' && passes.length > 0;
     const { hits, end } = await readWindow(db, scope, filter, from, size, limit - rows.length, indexed);
     rows.push(...hits);
@@ -549,14 +579,7 @@ export async function unsortedRows(
     read += size;
     from = sql<boolean>`(${after} AND r.record_id > ${end})`;
     if (passes.length > 1 || rows.length === 0) break;
-    // The share of the window that matched: the rest of the page is expected within `expected` more
-    // records in order, and the indexes would fetch about `matches` records (of the entity's `records`,
-    // as its last sync counted them).
-    const share = rows.length / read;
-    const expected = (limit - rows.length) / share;
-    const matches = share * Math.max(0, options.records - read);
-    if (expected > window.orderedMax || expected > window.indexCost * matches) break;
-    size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
+    size = secondWindowSize(window, window.indexCost, { read, found: rows.length, wanted: limit - rows.length, records: options.records });
   }
   if (window.fetchMax !== undefined) {
     const fetched = await fetchQuery(scope, filter, from, window.fetchMax, limit - rows.length).execute(db);
@@ -592,8 +615,7 @@ export function sortedWindowQuery(
       SELECT r.record_id, r.data${order.select}, (CASE WHEN ${filter} THEN true ELSE false END) AS hit,
         row_number() OVER (ORDER BY ${phase.orderBy}) AS position
       FROM context_records AS r
-      WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
-        AND r.deleted_at IS NULL AND ${after} AND ${phase.where}
+      WHERE ${liveRecords(scope)} AND ${after} AND ${phase.where}
       ORDER BY ${phase.orderBy}
       LIMIT ${size}
     ) AS w
@@ -628,25 +650,20 @@ export async function sortedRows(
   const rows: RecordRow[] = [];
   const passes: SortedPass[] = [];
   const phases = order.phases(options.keys);
-  const first = Math.min(window.max, Math.max(window.min, window.perResult * limit));
+  const first = firstWindowSize(window, limit);
   let from = after;
   let at = 0;
   let phase = phases[0];
   let read = 0;
   let found = 0;
   let windows = 0;
-  let size = first;
-  while (phase !== undefined) {
+  let size: number | undefined = first;
+  while (phase !== undefined && size !== undefined) {
     const result = await sortedWindowQuery(scope, filter, from, order, phase, size, limit - rows.length).execute(db);
-    let hits = 0;
-    for (const { hit, position: _position, ...row } of result.rows) {
-      if (!hit) continue;
-      rows.push(row);
-      hits += 1;
-    }
-    passes.push({ kind: 'window', phase: at, size, hits });
+    const { hits, end } = windowHits(result.rows, size);
+    rows.push(...hits);
+    passes.push({ kind: 'window', phase: at, size, hits: hits.length });
     if (rows.length >= limit) return { rows, passes };
-    const end = result.rows.find((row) => Number(row.position) === size);
     if (end === undefined) {
       // The phase ended inside the window: the next phase, from its start (every record of it is after the cursor's).
       at += 1;
@@ -661,14 +678,10 @@ export async function sortedRows(
     from = order.after(keys, end.record_id);
     phase = order.phases(keys)[0];
     read += size;
-    found += hits;
+    found += hits.length;
     windows += 1;
     if (windows > 1 || found === 0) break;
-    const share = found / read;
-    const expected = (limit - rows.length) / share;
-    const matches = share * Math.max(0, options.records - read);
-    if (expected > window.orderedMax || expected > options.indexCost * matches) break;
-    size = Math.min(window.orderedMax, Math.max(window.min, Math.ceil(expected * 1.5)));
+    size = secondWindowSize(window, options.indexCost, { read, found, wanted: limit - rows.length, records: options.records });
   }
   if (phase === undefined) return { rows, passes };
   const rest = await recordsQuery(scope, filter, from, order, order.whole, limit - rows.length).execute(db);
