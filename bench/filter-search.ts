@@ -343,12 +343,20 @@ function sizedSettings(dataBytes: number): Record<string, string> {
 }
 
 /** The settings a measurement runs with, for its label and the log. */
-async function serverSettings(store: Store): Promise<string> {
+async function serverSettings(store: Store): Promise<Record<string, string>> {
   const { rows } = await sql<{ name: string; setting: string }>`
     SELECT name, current_setting(name) AS setting FROM pg_settings
     WHERE name IN ('shared_buffers', 'effective_cache_size', 'work_mem', 'random_page_cost', 'jit') ORDER BY name`.execute(store.db);
-  return rows.map((row) => `${row.name}=${row.setting}`).join(' ');
+  return Object.fromEntries(rows.map((row) => [row.name, row.setting]));
 }
+
+const describeSettings = (settings: Record<string, string>) =>
+  Object.entries(settings)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
+
+/** context_records and each of its indexes, as pg_class rows (alias c). */
+const CONTEXT_RECORDS_RELATIONS = sql`c.oid = 'context_records'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'context_records'::regclass)`;
 
 /**
  * On PostgreSQL the records are loaded once and measured twice: with the server's default memory
@@ -379,9 +387,8 @@ async function benchPostgres(): Promise<Row[]> {
       console.log(`[postgres] context_records with its indexes: ${Math.round(dataBytes / MB)} MB`);
       if (POSTGRES_MEMORY.includes('default')) {
         const settings = await serverSettings(store);
-        console.log(`[postgres] default memory settings: ${settings}`);
-        const { rows: shared } = await sql<{ value: string }>`SELECT current_setting('shared_buffers') AS value`.execute(store.db);
-        rows.push(...(await measure(`postgres, shared_buffers ${shared[0]?.value} (default)`, store, loaded)));
+        console.log(`[postgres] default memory settings: ${describeSettings(settings)}`);
+        rows.push(...(await measure(`postgres, shared_buffers ${settings.shared_buffers} (default)`, store, loaded)));
       }
       if (POSTGRES_MEMORY.includes('sized')) {
         await store.close();
@@ -390,10 +397,7 @@ async function benchPostgres(): Promise<Row[]> {
         store = await openStore({ databaseUrl: url.toString() });
         await sql`CREATE EXTENSION IF NOT EXISTS pg_prewarm`.execute(store.db);
         const { rows: warmed } = await sql<{ blocks: string }>`
-          SELECT sum(pg_prewarm(c.oid))::bigint AS blocks FROM pg_class AS c
-          WHERE c.oid = 'context_records'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'context_records'::regclass)`.execute(
-          store.db,
-        );
+          SELECT sum(pg_prewarm(c.oid))::bigint AS blocks FROM pg_class AS c WHERE ${CONTEXT_RECORDS_RELATIONS}`.execute(store.db);
         // The connection that serves the searches (the pool reuses its one idle connection) reads every page
         // once: a backend's first touch of a page of shared memory is a page fault, ~25 µs on this VM without
         // huge pages (an eq sorted by createdAt: 150-270 ms on pages it never touched, 16-19 ms after).
@@ -401,12 +405,10 @@ async function benchPostgres(): Promise<Row[]> {
         await sql`
           SELECT sum(length(get_raw_page(c.oid::regclass::text, block))) FROM pg_class AS c,
             generate_series(0::bigint, pg_relation_size(c.oid) / 8192 - 1) AS block
-          WHERE c.oid = 'context_records'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'context_records'::regclass)`.execute(
-          store.db,
-        );
+          WHERE ${CONTEXT_RECORDS_RELATIONS}`.execute(store.db);
         const settings = await serverSettings(store);
         console.log(
-          `[postgres] sized memory settings: ${settings}; ${Math.round((Number(warmed[0]?.blocks ?? 0) * 8192) / MB)} MB prewarmed, every page touched by the serving connection`,
+          `[postgres] sized memory settings: ${describeSettings(settings)}; ${Math.round((Number(warmed[0]?.blocks ?? 0) * 8192) / MB)} MB prewarmed, every page touched by the serving connection`,
         );
         rows.push(...(await measure(`postgres, shared_buffers ${sized.shared_buffers}`, store, loaded)));
       }
