@@ -117,6 +117,9 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     await appPage.evaluate((url) => (window as unknown as { openConnect(u: string): void }).openConnect(url), connectUrl);
     const page = await popup;
     if (!page) throw new Error('the connect window did not open');
+    // The size window.open asks for; headless chromium sometimes lays a popup out 0 wide when the machine
+    // is loaded, and a screenshot of it then fails.
+    await page.setViewport({ width: 600, height: 800 });
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });
