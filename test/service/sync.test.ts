@@ -327,6 +327,51 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     ]);
   });
 
+  it('a full walk notes what it reads for the sweep only when the entity has live records to sweep', async () => {
+    seed(4, 1);
+    const id = await createTypeform(a);
+    const notesPerPage: number[] = [];
+    const remove = registerRecordObserver(ctx, {
+      recordsChanged: async (batch) => {
+        if (batch.connectorId !== id || batch.entity !== 'forms') return;
+        const row = await service.store.db
+          .selectFrom('context_sync_seen')
+          .select((eb) => eb.fn.countAll<string>().as('count'))
+          .where('connector_id', '=', id)
+          .where('entity', '=', 'forms')
+          .executeTakeFirstOrThrow();
+        notesPerPage.push(Number(row.count));
+      },
+    });
+    try {
+      // First sync: nothing to sweep, no notes.
+      await syncAndSettle(a, id, { entity: 'forms' });
+      expect(notesPerPage).toEqual([0, 0]);
+      // Every form changes and one is gone: the walk notes each page, and the sweep marks form4 deleted.
+      notesPerPage.length = 0;
+      upstream.forms = upstream.forms.slice(0, 3).map((f) => ({ ...f, title: `${String(f.title)} (edited)` }));
+      const swept = await syncAndSettle(a, id, { entity: 'forms' });
+      expect(notesPerPage).toEqual([2, 3]);
+      expect(swept.forms).toMatchObject({ status: 'ready', entity_count: 3 });
+      expect((await records(id, 'forms')).filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form4']);
+      // Everything gone, then two come back: with no live record left, the walk notes nothing, the two reappear
+      // and the rest stay deleted.
+      const kept = upstream.forms.slice(0, 2);
+      upstream.forms = [];
+      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 0 });
+      notesPerPage.length = 0;
+      upstream.forms = kept;
+      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 2 });
+      expect(notesPerPage).toEqual([0]);
+      const live = (await records(id, 'forms')).filter((r) => r.deleted_at === null).map((r) => r.record_id);
+      expect(live).toEqual(['form1', 'form2']);
+      const rows = await service.store.db.selectFrom('context_sync_seen').select('record_id').where('connector_id', '=', id).execute();
+      expect(rows).toEqual([]);
+    } finally {
+      remove();
+    }
+  });
+
   it('retries a failed page; a sync that still fails records the reason and keeps the previous data searchable', async () => {
     seed(6, 1);
     const id = await createTypeform(a);

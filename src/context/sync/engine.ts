@@ -26,7 +26,7 @@ import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
-import { canonicalJson, forgetHashes, forgetSeen, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
+import { canonicalJson, forgetHashes, forgetSeen, hasLiveRecords, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, type ModeDecision } from './incremental.js';
@@ -474,8 +474,10 @@ export class ConnectorSync {
         elapsedMs: performance.now() - counts.started,
         ...extra,
       });
-    // A full walk notes what it reads for its final sweep; notes left by a sync that stopped with the process go first.
-    const track = mode === 'full';
+    // A full walk notes what it reads for its final sweep; notes left by a sync that stopped with the process
+    // go first. With no live record to begin with there is nothing to sweep (every record written is one the
+    // walk read), so a first sync writes no notes and runs no sweep.
+    const track = mode === 'full' && (await hasLiveRecords(ctx.store.db, scope));
     if (track) await forgetSeen(ctx.store.db, scope);
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
@@ -535,6 +537,7 @@ export class ConnectorSync {
     }
     const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, {
       mode,
+      sweep: track,
       startedAt: item.startedAt,
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),

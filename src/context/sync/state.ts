@@ -279,6 +279,8 @@ export async function beginEntitySync(
 
 export interface CompletedWalk {
   mode: SyncMode;
+  /** The walk noted every record it read (writePage's track): the live records it did not note are marked deleted. */
+  sweep: boolean;
   /** Database time the sync started (the sweep's threshold, and what the data is fresh as of). */
   startedAt: Date;
   pages: number;
@@ -293,7 +295,7 @@ export interface CompletedWalk {
  */
 export async function completeEntitySync(db: Db, scope: RecordScope, walk: CompletedWalk): Promise<{ deleted: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
-    const deleted = walk.mode === 'full' ? await sweepUnseen(trx, scope) : 0;
+    const deleted = walk.sweep ? await sweepUnseen(trx, scope) : 0;
     await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     const latest = walk.latestChange?.toISOString() ?? null;
