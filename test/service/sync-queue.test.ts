@@ -1,17 +1,20 @@
 /**
  * Syncs as jobs on the PostgreSQL job queue (pg-boss): retries with backoff, the due check (scheduled
  * syncs) on PGlite, the per-vendor concurrency, and two services on one PostgreSQL sharing the jobs
- * without ever syncing one connector twice at once.
+ * without ever syncing one connector twice at once, and creating one queue from two processes at once.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeService, type ComposedService } from '../../src/composition.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import pino from 'pino';
-import { SyncService } from '../../src/context/sync/service.js';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { createQueueOnce } from '../../src/context/sync/queue-creation.js';
+import { QUEUE_SCHEMA, SYNC_QUEUE_PREFIX, SyncService } from '../../src/context/sync/service.js';
 import type { ServiceContext } from '../../src/service-context.js';
 import { openStore, type Store } from '../../src/db/database.js';
-import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+import { createTenant, freshPostgresDatabase, startTestService, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { inject } from 'vitest';
 
@@ -318,5 +321,32 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     expect(done.retry_count).toBe(1);
     expect(done.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready', recordCount: 6 }] });
     expect(first.app.ctx.syncs.jobsRun + second.ctx.syncs.jobsRun).toBeGreaterThan(0);
+  });
+});
+
+describe.runIf(inject('postgresUrl'))('queue creation by several processes on one PostgreSQL', () => {
+  it('creates a queue that two processes create at the same moment (pg-boss deadlocks on about half such pairs)', { timeout: 60_000 }, async () => {
+    const url = await freshPostgresDatabase();
+    // PostgreSQL looks for deadlocks after deadlock_timeout (1 s by default): shorter here, so the rounds run quickly.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET deadlock_timeout = '20ms'`);
+    await admin.end();
+    const bosses = [0, 1].map(() => new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, schedule: false, supervise: false }));
+    const errors: unknown[] = [];
+    for (const boss of bosses) boss.on('error', (error) => errors.push(error));
+    // One after the other: the schema is installed once (pg-boss serializes its own install).
+    for (const boss of bosses) await boss.start();
+    try {
+      for (let round = 0; round < 12; round += 1) {
+        const name = `${SYNC_QUEUE_PREFIX}race-${round}`;
+        const options = { name, policy: 'stately' as const, retryLimit: 2 };
+        await Promise.all(bosses.map((boss) => createQueueOnce(boss, name, options)));
+        expect(await bosses[0]?.getQueue(name)).toMatchObject({ name, policy: 'stately', retryLimit: 2 });
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      for (const boss of bosses) await boss.stop({ graceful: false, wait: true });
+    }
   });
 });

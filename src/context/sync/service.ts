@@ -25,6 +25,7 @@ import { assertWorkspaceActive, findWorkspace } from '../../services/workspaces.
 import { observerOf } from '../../observability/observer.js';
 import { ConnectorSync, DEFAULT_RETRY_POLICY, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
 import { JobClaim } from './lock.js';
+import { createQueueOnce } from './queue-creation.js';
 import { syncableEntities, syncProblem } from './plan.js';
 import { connectorInterval, DEFAULT_SYNC_INTERVAL_MINUTES, dueConnectors } from './schedule.js';
 import { beginEntitySync } from './state.js';
@@ -315,7 +316,7 @@ export class SyncService {
           retryBackoff: true,
           expireInSeconds: this.settings.jobTimeoutMinutes * 60,
         };
-        await this.boss.createQueue(name, options);
+        await createQueueOnce(this.boss, name, options);
         await this.boss.updateQueue(name, options);
         const ids: string[] = [];
         for (let i = 0; i < this.concurrencyOf(connectorType); i += 1) {
@@ -744,7 +745,7 @@ export class SyncService {
   async startScheduling(): Promise<void> {
     if (this.closing || this.dueTimer) return;
     await this.started();
-    await this.boss.createQueue(DUE_QUEUE, { name: DUE_QUEUE, policy: 'standard', retryLimit: 0, expireInSeconds: 600 });
+    await createQueueOnce(this.boss, DUE_QUEUE, { name: DUE_QUEUE, policy: 'standard', retryLimit: 0, expireInSeconds: 600 });
     await this.boss.work(DUE_QUEUE, { pollingIntervalSeconds: Math.min(this.settings.pollSeconds, this.settings.checkSeconds) }, async () => {
       await this.enqueueDue();
     });
