@@ -347,11 +347,14 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       // First sync: nothing to sweep, no notes.
       await syncAndSettle(a, id, { entity: 'forms' });
       expect(notesPerPage).toEqual([0, 0]);
-      // Every form changes and one is gone: the walk notes each page, and the sweep marks form4 deleted.
+      // Every form changes and one is gone: the walk notes each page (the second page may be written while the
+      // first one's observers run), and the sweep marks form4 deleted.
       notesPerPage.length = 0;
       upstream.forms = upstream.forms.slice(0, 3).map((f) => ({ ...f, title: `${String(f.title)} (edited)` }));
       const swept = await syncAndSettle(a, id, { entity: 'forms' });
-      expect(notesPerPage).toEqual([2, 3]);
+      expect(notesPerPage).toHaveLength(2);
+      expect(notesPerPage[0]).toBeGreaterThanOrEqual(2);
+      expect(notesPerPage[1]).toBe(3);
       expect(swept.forms).toMatchObject({ status: 'ready', entity_count: 3 });
       expect((await records(id, 'forms')).filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form4']);
       // Everything gone, then two come back: with no live record left, the walk notes nothing, the two reappear
@@ -881,6 +884,105 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     } finally {
       remove();
     }
+  });
+
+  it('a record on two consecutive pages keeps its later version (the next page is written while the page before it is indexed)', async () => {
+    seed(3, 1);
+    // Page 1: form1, form2; page 2: form2 again (edited since page 1 was read), form3.
+    const [form1, form2, form3] = upstream.forms as [Rec, Rec, Rec];
+    upstream.forms = [form1, form2, { ...form2, title: 'Feedback survey 2 (edited)' }, form3];
+    const id = await createTypeform(a);
+    // What the store holds for form2 when page 1 is reported: page 2 waits for page 1 instead of being written meanwhile.
+    const storedWhenReported: unknown[] = [];
+    const remove = registerRecordObserver(ctx, {
+      recordsChanged: async (batch) => {
+        if (batch.connectorId !== id || batch.entity !== 'forms') return;
+        const row = await service.store.db
+          .selectFrom('context_records')
+          .select('data')
+          .where('connector_id', '=', id)
+          .where('entity', '=', 'forms')
+          .where('record_id', '=', 'form2')
+          .executeTakeFirst();
+        storedWhenReported.push((row?.data as Rec | undefined)?.title);
+      },
+    });
+    let done: Awaited<ReturnType<typeof syncAndSettle>>;
+    try {
+      done = await syncAndSettle(a, id, { entity: 'forms' });
+    } finally {
+      remove();
+    }
+    expect(storedWhenReported).toEqual(['Feedback survey 2', 'Feedback survey 2 (edited)']);
+    expect(done.forms).toMatchObject({ status: 'ready', entity_count: 3 });
+    expect((await records(id, 'forms')).map((r) => [r.record_id, (r.data as Rec).title])).toEqual([
+      ['form1', 'Feedback survey 1'],
+      ['form2', 'Feedback survey 2 (edited)'],
+      ['form3', 'Feedback survey 3'],
+    ]);
+    expect(batches.filter((x) => x.entity === 'forms').map((x) => x.records.map((r) => [r.recordId, (r.data as Rec).title]))).toEqual([
+      [
+        ['form1', 'Feedback survey 1'],
+        ['form2', 'Feedback survey 2'],
+      ],
+      [
+        ['form2', 'Feedback survey 2 (edited)'],
+        ['form3', 'Feedback survey 3'],
+      ],
+    ]);
+  });
+
+  it('an observer failing on a page while the next one was written: the next sync reports the records of both again', async () => {
+    seed(5, 1);
+    const id = await createTypeform(a);
+    let fail = true;
+    const seen: string[][] = [];
+    const remove = registerRecordObserver(ctx, {
+      recordsChanged: async (batch) => {
+        if (batch.connectorId !== id || batch.entity !== 'forms') return;
+        seen.push(batch.records.map((r) => r.recordId));
+        if (fail) throw new Error('embedding provider unavailable');
+      },
+    });
+    try {
+      const failed = await syncAndSettle(a, id, { entity: 'forms' });
+      expect(failed.forms).toMatchObject({ status: 'failed', reason: 'Indexing the records of forms failed: embedding provider unavailable' });
+      // The failure came with page 1; page 2 was being written meanwhile (and was stored), page 3 was never written.
+      expect(seen).toEqual([['form1', 'form2']]);
+      const stored = (await records(id, 'forms')).map((r) => [r.record_id, r.content_hash]);
+      expect(stored).toEqual([
+        ['form1', ''],
+        ['form2', ''],
+        ['form3', ''],
+        ['form4', ''],
+      ]);
+      fail = false;
+      seen.length = 0;
+      const done = await syncAndSettle(a, id, { entity: 'forms' });
+      expect(done.forms).toMatchObject({ status: 'ready', entity_count: 5 });
+      expect(seen).toEqual([['form1', 'form2'], ['form3', 'form4'], ['form5']]);
+    } finally {
+      remove();
+    }
+  });
+
+  it('reading a page failing after the one before it was written: that page is still indexed and counted', async () => {
+    seed(6, 1);
+    const id = await createTypeform(a);
+    upstream.failures.set('/forms?page_size=200&page=3', { status: 500, times: Infinity });
+    const failed = await syncAndSettle(a, id, { entity: 'forms' });
+    expect(failed.forms).toMatchObject({ status: 'failed', entity_count: 4 });
+    expect(failed.forms?.reason).toMatch(/^Reading forms \(page 3\) failed after 3 attempts: /);
+    expect(batches.filter((x) => x.entity === 'forms').map((x) => x.records.map((r) => r.recordId))).toEqual([
+      ['form1', 'form2'],
+      ['form3', 'form4'],
+    ]);
+    // Indexed, so not reported again: the next sync reports only what it had not written.
+    upstream.failures.clear();
+    batches.length = 0;
+    const done = await syncAndSettle(a, id, { entity: 'forms' });
+    expect(done.forms).toMatchObject({ status: 'ready', entity_count: 6 });
+    expect(batches.filter((x) => x.entity === 'forms').map((x) => x.records.map((r) => r.recordId))).toEqual([['form5', 'form6']]);
   });
 });
 

@@ -19,14 +19,26 @@ import {
   type ConnectorDefinition,
   type EntityDefinition,
 } from '../../../runtime/index.js';
-import type { SyncMode } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema, SyncMode } from '../../db/schema.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
-import { canonicalJson, forgetHashes, forgetSeen, hasLiveRecords, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
+import {
+  canonicalJson,
+  forgetHashes,
+  forgetSeen,
+  hasLiveRecords,
+  preparePage,
+  withDerivedFields,
+  writePage,
+  type PageWrite,
+  type PreparedRecord,
+  type RecordScope,
+} from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, type ModeDecision } from './incremental.js';
@@ -168,6 +180,33 @@ class PageError extends Error {
     readonly origin: unknown,
   ) {
     super(text);
+  }
+}
+
+/** A page whose write is under way (on PostgreSQL on a second connection while the page before it is accounted for). */
+interface PageInWrite {
+  records: PreparedRecord[];
+  context: Record<string, unknown>;
+  write: Promise<PageWrite>;
+}
+
+function sharesRecord(earlier: PreparedRecord[], later: PreparedRecord[]): boolean {
+  const ids = new Set(earlier.map((record) => record.recordId));
+  return later.some((record) => ids.has(record.recordId));
+}
+
+/**
+ * A page written while the sync failed on the page before it: its new and changed records reached no
+ * observer, so their hashes are cleared and the next sync reports them again.
+ */
+async function abandonPage(db: Kysely<DatabaseSchema>, scope: RecordScope, page: PageInWrite): Promise<void> {
+  const written = await page.write.catch(() => undefined);
+  if (written && written.changed.length > 0) {
+    await forgetHashes(
+      db,
+      scope,
+      written.changed.map((record) => record.recordId),
+    ).catch(() => undefined);
   }
 }
 
@@ -481,38 +520,69 @@ export class ConnectorSync {
     if (track) await forgetSeen(ctx.store.db, scope);
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
+    // A page is accounted for (counts, change times, parents, observers) while the next one is written.
+    const account = async (page: PageInWrite) => {
+      const written = await page.write;
+      counts.pages += 1;
+      counts.records += page.records.length;
+      counts.changed += written.changed.length;
+      if (filter) {
+        for (const record of page.records) {
+          const changed = changeTime(record.data, filter);
+          if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
+        }
+      }
+      if (memo) for (const record of page.records) memo.push({ context: page.context, values: pick(record.data, memoFields) });
+      try {
+        await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
+      } catch (error) {
+        await forgetHashes(
+          ctx.store.db,
+          scope,
+          written.changed.map((r) => r.recordId),
+        );
+        throw new PageError(name, `Indexing the records of ${name} failed: ${message(error)}`, error);
+      }
+      progress('running');
+    };
+    let writing: PageInWrite | undefined;
     try {
       for await (const context of this.contexts(name)) {
         // The next page is read while this one is written.
         for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
-          const prepared = preparePage(items, entity.record);
-          const written = await writePage(ctx.store.db, scope, prepared.records, { track });
-          counts.pages += 1;
-          counts.records += prepared.records.length;
-          counts.changed += written.changed.length;
-          if (filter) {
-            for (const record of prepared.records) {
-              const changed = changeTime(record.data, filter);
-              if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
+          const { records } = preparePage(items, entity.record);
+          if (writing && sharesRecord(writing.records, records)) {
+            // The later version of a record is written after the earlier one.
+            const earlier = writing;
+            writing = undefined;
+            await account(earlier);
+          }
+          const previous = writing;
+          writing = { records, context, write: writePage(ctx.store.db, scope, records, { track }) };
+          // Awaited by account or abandonPage; a rejection before then is not unhandled.
+          writing.write.catch(() => undefined);
+          if (previous) {
+            try {
+              await account(previous);
+            } catch (error) {
+              // The page written meanwhile follows a failed one: its records reach no observer now.
+              await abandonPage(ctx.store.db, scope, writing);
+              writing = undefined;
+              throw error;
             }
           }
-          if (memo) for (const record of prepared.records) memo.push({ context, values: pick(record.data, memoFields) });
-          try {
-            await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
-          } catch (error) {
-            await forgetHashes(
-              ctx.store.db,
-              scope,
-              written.changed.map((r) => r.recordId),
-            );
-            throw new PageError(name, `Indexing the records of ${name} failed: ${message(error)}`, error);
-          }
-          progress('running');
         }
       }
+      if (writing) {
+        const last = writing;
+        writing = undefined;
+        await account(last);
+      }
     } catch (error) {
+      // Reading the next page failed or the run stopped: the page written last is accounted for as it would have been.
+      if (writing) await account(writing).catch(() => undefined);
       if (!(await this.connectorExists())) {
         await forgetSeen(ctx.store.db, scope);
         const reason = 'the connector was deleted';
