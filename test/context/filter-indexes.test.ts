@@ -130,9 +130,9 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     await store?.close();
   });
 
-  /** Record ids the search returns for a filter (one page of up to 1000, record-id order). */
-  async function searched(filter: unknown): Promise<string[]> {
-    const result = await contextStoreSearch(ctx, scope, { query: { filter }, limit: 1000, fields: ['id'] });
+  /** Record ids the search returns for a filter (one page of up to 1000, record-id order), of the issues unless another scope is given. */
+  async function searched(filter: unknown, searchScope = scope): Promise<string[]> {
+    const result = await contextStoreSearch(ctx, searchScope, { query: { filter }, limit: 1000, fields: ['id'] });
     return result.data.map((record) => String((record as { id: unknown }).id));
   }
 
@@ -254,10 +254,7 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       .insertInto('context_sync_state')
       .values({ connector_id: scope.connectorId, entity: 'text_probe', status: 'ready', last_synced_at: new Date() })
       .execute();
-    const found = async (filter: unknown) => {
-      const result = await contextStoreSearch(ctx, { ...scope, entity: probe }, { query: { filter }, limit: 1000, fields: ['id'] });
-      return result.data.map((record) => String((record as { id: unknown }).id));
-    };
+    const found = (filter: unknown) => searched(filter, { ...scope, entity: probe });
     expect(await found({ contains: { description: '"shipping"' } })).toEqual(['p-quote']);
     expect(await found({ contains: { 'state.name': 'in "review' } })).toEqual(['p-quote']);
     expect(await found({ contains: { description: '"refund": ' } })).toEqual(['p-colon']);
