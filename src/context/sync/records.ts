@@ -251,29 +251,26 @@ export async function sweepUnseen(db: Db, scope: RecordScope): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
-/** Whether the entity has a live (not deleted) record. */
-export async function hasLiveRecords(db: Db, scope: RecordScope): Promise<boolean> {
-  const row = await db
+/** The live (not deleted) records of the entity. */
+function liveRecordsOf(db: Db, scope: RecordScope) {
+  return db
     .selectFrom('context_records')
-    .select(sql`1`.as('one'))
     .where('organization_id', '=', scope.organizationId)
     .where('connector_id', '=', scope.connectorId)
     .where('entity', '=', scope.entity)
-    .where('deleted_at', 'is', null)
-    .limit(1)
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
+}
+
+/** Whether the entity has a live record. */
+export async function hasLiveRecords(db: Db, scope: RecordScope): Promise<boolean> {
+  const row = await liveRecordsOf(db, scope).select(sql`1`.as('one')).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
 /** Live (not deleted) records of the entity. */
 export async function liveCount(db: Db, scope: RecordScope): Promise<number> {
-  const row = await db
-    .selectFrom('context_records')
+  const row = await liveRecordsOf(db, scope)
     .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('organization_id', '=', scope.organizationId)
-    .where('connector_id', '=', scope.connectorId)
-    .where('entity', '=', scope.entity)
-    .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
