@@ -201,13 +201,7 @@ function sharesRecord(earlier: PreparedRecord[], later: PreparedRecord[]): boole
  */
 async function abandonPage(db: Kysely<DatabaseSchema>, scope: RecordScope, page: PageInWrite): Promise<void> {
   const written = await page.write.catch(() => undefined);
-  if (written && written.changed.length > 0) {
-    await forgetHashes(
-      db,
-      scope,
-      written.changed.map((record) => record.recordId),
-    ).catch(() => undefined);
-  }
+  if (written) await forgetHashes(db, scope, written.changed).catch(() => undefined);
 }
 
 /**
@@ -536,11 +530,7 @@ export class ConnectorSync {
       try {
         await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
       } catch (error) {
-        await forgetHashes(
-          ctx.store.db,
-          scope,
-          written.changed.map((r) => r.recordId),
-        );
+        await forgetHashes(ctx.store.db, scope, written.changed);
         throw new PageError(name, `Indexing the records of ${name} failed: ${message(error)}`, error);
       }
       progress('running');

@@ -204,10 +204,12 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
 }
 
 /**
- * After an observer failed on a committed page: the records' hashes are cleared so the next sync sees
- * them as changed and reports them again (observers would otherwise never hear of them).
+ * Records a committed page reported that no observer has heard of (an observer failed on their page, or
+ * on the page before it): their hashes are cleared so the next sync sees them as changed and reports them
+ * again.
  */
-export async function forgetHashes(db: Db, scope: RecordScope, recordIds: string[]): Promise<void> {
+export async function forgetHashes(db: Db, scope: RecordScope, records: SyncedRecord[]): Promise<void> {
+  const recordIds = records.map((record) => record.recordId);
   for (let start = 0; start < recordIds.length; start += CHUNK) {
     await db
       .updateTable('context_records')
