@@ -158,6 +158,15 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       .execute();
   }
 
+  /** Registers an observer of the forms one connector's syncs report; returns its removal. */
+  function observeForms(connectorId: string, observe: (batch: RecordBatch) => Promise<void>): () => void {
+    return registerRecordObserver(ctx, {
+      recordsChanged: async (batch) => {
+        if (batch.connectorId === connectorId && batch.entity === 'forms') await observe(batch);
+      },
+    });
+  }
+
   function seed(formCount: number, responsesPerForm: number): void {
     upstream.forms = Array.from({ length: formCount }, (_, i) => form(`form${i + 1}`, `Feedback survey ${i + 1}`));
     upstream.responses = new Map(
@@ -331,17 +340,14 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(4, 1);
     const id = await createTypeform(a);
     const notesPerPage: number[] = [];
-    const remove = registerRecordObserver(ctx, {
-      recordsChanged: async (batch) => {
-        if (batch.connectorId !== id || batch.entity !== 'forms') return;
-        const row = await service.store.db
-          .selectFrom('context_sync_seen')
-          .select((eb) => eb.fn.countAll<string>().as('count'))
-          .where('connector_id', '=', id)
-          .where('entity', '=', 'forms')
-          .executeTakeFirstOrThrow();
-        notesPerPage.push(Number(row.count));
-      },
+    const remove = observeForms(id, async () => {
+      const row = await service.store.db
+        .selectFrom('context_sync_seen')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('connector_id', '=', id)
+        .where('entity', '=', 'forms')
+        .executeTakeFirstOrThrow();
+      notesPerPage.push(Number(row.count));
     });
     try {
       // First sync: nothing to sweep, no notes.
@@ -867,18 +873,15 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const id = await createTypeform(a);
     // What the store holds for form2 when page 1 is reported: page 2 waits for page 1 instead of being written meanwhile.
     const storedWhenReported: unknown[] = [];
-    const remove = registerRecordObserver(ctx, {
-      recordsChanged: async (batch) => {
-        if (batch.connectorId !== id || batch.entity !== 'forms') return;
-        const row = await service.store.db
-          .selectFrom('context_records')
-          .select('data')
-          .where('connector_id', '=', id)
-          .where('entity', '=', 'forms')
-          .where('record_id', '=', 'form2')
-          .executeTakeFirst();
-        storedWhenReported.push((row?.data as Rec | undefined)?.title);
-      },
+    const remove = observeForms(id, async () => {
+      const row = await service.store.db
+        .selectFrom('context_records')
+        .select('data')
+        .where('connector_id', '=', id)
+        .where('entity', '=', 'forms')
+        .where('record_id', '=', 'form2')
+        .executeTakeFirst();
+      storedWhenReported.push((row?.data as Rec | undefined)?.title);
     });
     let done: Awaited<ReturnType<typeof syncAndSettle>>;
     try {
@@ -910,12 +913,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const id = await createTypeform(a);
     let fail = true;
     const seen: string[][] = [];
-    const remove = registerRecordObserver(ctx, {
-      recordsChanged: async (batch) => {
-        if (batch.connectorId !== id || batch.entity !== 'forms') return;
-        seen.push(batch.records.map((r) => r.recordId));
-        if (fail) throw new Error('embedding provider unavailable');
-      },
+    const remove = observeForms(id, async (batch) => {
+      seen.push(batch.records.map((r) => r.recordId));
+      if (fail) throw new Error('embedding provider unavailable');
     });
     try {
       const failed = await syncAndSettle(a, id, { entity: 'forms' });
