@@ -232,7 +232,7 @@ export class Connector {
     const followUrl = followUrlParam === undefined ? undefined : validParams[followUrlParam];
     const request =
       typeof followUrl === 'string'
-        ? buildFollowRequest(action, followUrl, target)
+        ? buildFollowRequest(followUrl, target)
         : buildRequest(action, followUrlParam === undefined ? validParams : { ...validParams, [followUrlParam]: undefined }, target);
     for (const [name, template] of Object.entries(this.definition.headers)) {
       request.headers[name.toLowerCase()] = renderTemplate(template, templateContext);

@@ -93,7 +93,7 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
 }
 
 /** The request for a next-records URL handed back by the vendor (same origin only). */
-export function buildFollowRequest(action: ActionDefinition, rawUrl: string, target: Target): HttpRequest & { query: URLSearchParams } {
+export function buildFollowRequest(rawUrl: string, target: Target): HttpRequest & { query: URLSearchParams } {
   const url = new URL(rawUrl, target.origin);
   if (url.origin !== target.origin) {
     throw new ValidationError(`The next-records URL must stay on ${target.origin}.`, [

@@ -67,7 +67,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
         import('./server.js'),
       ]);
-      const mcp = new SwitchyardMcp(new ServiceBackend(app.ctx, scopeOf(request.principal), request.log), {
+      const mcp = new SwitchyardMcp(new ServiceBackend(app.ctx, scopeOf(request.principal)), {
         ...(request.query.action_tools === true && { actionTools: true }),
         ...(allow !== undefined && { allow }),
       });

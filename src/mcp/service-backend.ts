@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceContext } from '../service-context.js';
 import { listConnectors } from '../services/connectors.js';
 import { CONTEXT_STORE_SEARCH, executeOperation } from '../services/execution.js';
@@ -25,7 +24,6 @@ export class ServiceBackend implements McpBackend {
   constructor(
     private readonly ctx: ServiceContext,
     private readonly scope: McpScope,
-    private readonly log: FastifyBaseLogger,
   ) {}
 
   private listed?: Promise<McpConnector[]>;
@@ -46,12 +44,12 @@ export class ServiceBackend implements McpBackend {
   }
 
   async execute(connector: McpConnector, entity: string, action: string, params: Record<string, unknown>): Promise<ExecuteOutcome> {
-    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action, params }, this.log);
+    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action, params });
     return outcomeFromResponse(response);
   }
 
   async contextStoreSearch(connector: McpConnector, entity: string, params: Record<string, unknown>): Promise<SearchOutcome> {
-    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action: CONTEXT_STORE_SEARCH, params }, this.log);
+    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action: CONTEXT_STORE_SEARCH, params });
     return response.result as SearchOutcome;
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { templateReferences } from '../../runtime/templates.js';
-import { withOrigin, type AuthOption, type ConnectorDefinition, type JsonObject } from '../../runtime/index.js';
+import { type AuthOption, type ConnectorDefinition, type JsonObject } from '../../runtime/index.js';
 import { RequestValidationError, SwitchyardError } from '../errors.js';
 import { issueWidgetToken, TokenError, verifyWidgetToken, type WidgetTokenClaims } from '../security/tokens.js';
 import { credentialsSchema, replicationConfigSchema } from '../services/catalog.js';

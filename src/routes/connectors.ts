@@ -322,7 +322,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         response: { 200: checkResponseSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
       },
     },
-    async (request) => checkStoredConnector(app.ctx, request.principal.organizationId, request.params.id, request.body.replication_config, request.log),
+    async (request) => checkStoredConnector(app.ctx, request.principal.organizationId, request.params.id, request.body.replication_config),
   );
 
   app.get<{ Querystring: ListQuery }>(

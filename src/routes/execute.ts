@@ -65,6 +65,6 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
         },
       },
     },
-    async (request) => executeOperation(app.ctx, request.principal.organizationId, request.params.id, request.body, app.log),
+    async (request) => executeOperation(app.ctx, request.principal.organizationId, request.params.id, request.body),
   );
 }

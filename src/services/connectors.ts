@@ -29,7 +29,6 @@ import { assertCheckSucceeded, checkResponse, checkRunId, runCheck, unsavedConne
 import { openCredentials, sealCredentials } from './credentials.js';
 import { connectorInstance } from './execution.js';
 import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
-import type { FastifyBaseLogger } from 'fastify';
 
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
@@ -358,7 +357,6 @@ export async function checkStoredConnector(
   organizationId: string,
   id: string,
   replicationConfig: Record<string, unknown> | undefined,
-  log: FastifyBaseLogger,
 ): Promise<CheckConfigResponse> {
   const row = await findConnector(ctx.store.db, organizationId, id);
   assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));

@@ -5,21 +5,13 @@
  * one refresh serves every call waiting for it, and a call needs no store round trip.
  */
 import { performance } from 'node:perf_hooks';
-import type { FastifyBaseLogger } from 'fastify';
-import {
-  AuthenticationError,
-  createConnector,
-  UnknownOperationError,
-  type Connector,
-  type ConnectorOptions,
-  type EntityDefinition,
-} from '../../runtime/index.js';
+import { AuthenticationError, UnknownOperationError, type Connector, type EntityDefinition } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { assertWorkspaceActive } from './workspaces.js';
-import { observerOf, observeUpstream } from '../observability/observer.js';
+import { observeUpstream } from '../observability/observer.js';
 
 /** The execute request body (the reference's ConnectorExecuteRequest). */
 export interface ExecuteRequest {
@@ -100,13 +92,7 @@ function withPeriod(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-export async function executeOperation(
-  ctx: ServiceContext,
-  organizationId: string,
-  connectorId: string,
-  request: ExecuteRequest,
-  log: FastifyBaseLogger,
-): Promise<ExecuteResponse> {
+export async function executeOperation(ctx: ServiceContext, organizationId: string, connectorId: string, request: ExecuteRequest): Promise<ExecuteResponse> {
   const started = performance.now();
   const { row, workspace, connector } = await ctx.connectors.get(organizationId, connectorId);
   assertWorkspaceActive(workspace);

@@ -3,7 +3,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { announceChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
 import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/schema.js';
-import { BadRequestError, ConflictError, ForbiddenError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
 

@@ -12,7 +12,6 @@ import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
 import { composeService } from '../../src/composition.js';
-import type { ServiceConfig } from '../../src/config.js';
 import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/index.js';
 import {
   contextStoreSearch,

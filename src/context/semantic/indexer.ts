@@ -9,18 +9,15 @@
  *   it runs at start-up, so switching provider (or model, or rebuilding the offline vocabulary) re-embeds,
  *   and after a failure of the embeddings provider (the sync itself never fails because of one).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { connectorModules, type EntityDefinition } from '../../../runtime/index.js';
 import type { ServiceContext } from '../../service-context.js';
-import type { DatabaseSchema } from '../../db/schema.js';
 import type { RecordBatch, RecordObserver } from '../observers.js';
 import { registerRecordObserver } from '../sync/registry.js';
 import { fieldText, splitPassages, type Passage } from './chunking.js';
 import type { EmbeddingProvider } from './providers.js';
 import { embeddingProvider } from './runtime.js';
 import { realArrayLiteral, type PassageRow } from './vector-store.js';
-
-type Db = Kysely<DatabaseSchema>;
 
 /** The logging the indexer needs (pino's, Fastify's). */
 export interface IndexerLog {
