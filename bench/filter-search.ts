@@ -29,20 +29,18 @@
  * Run alone: node --import tsx bench/filter-search.ts. RECORDS (PGlite, 100000), POSTGRES_RECORDS
  * (1000000), QUERIES (40 a shape), STORES (pglite,postgres), POSTGRES_MEMORY (default,sized) change the run.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { connectorModules } from '../runtime/index.js';
 import { buildApp } from '../src/app.js';
 import { composeService } from '../src/composition.js';
 import type { ServiceConfig } from '../src/config.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
-import { sealCredentials } from '../src/services/credentials.js';
 import { createClient, createOrganization } from '../src/services/organizations.js';
-import { ensureWorkspace } from '../src/services/workspaces.js';
+import { insertConnector } from '../test/support/connector-rows.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import pg from 'pg';
 import { testConfig } from '../test/support/config.js';
@@ -243,23 +241,12 @@ async function load(kind: string, store: Store, records: number): Promise<Loaded
   const keyring = new Keyring(randomBytes(32));
   const { organization_id: organizationId } = await createOrganization(store.db, 'Bench');
   const { client_id, client_secret } = await createClient(store.db, [organizationId]);
-  const workspace = await ensureWorkspace(store.db, organizationId, 'default');
-  const connectorId = randomUUID();
-  await store.db
-    .insertInto('connectors')
-    .values({
-      id: connectorId,
-      organization_id: organizationId,
-      workspace_id: workspace.id,
-      connector_type: 'linear',
-      definition_id: connectorModules.linear!.definition.definitionId,
-      name: 'Linear',
-      auth_option: 'API Key',
-      config: '{}',
-      replication_config: '{}',
-      ...sealCredentials(keyring, connectorId, { api_key: 'bench-key' }),
-    })
-    .execute();
+  const connectorId = await insertConnector({ store, keyring }, organizationId, {
+    connectorType: 'linear',
+    authOption: 'API Key',
+    credentials: { api_key: 'bench-key' },
+    name: 'Linear',
+  });
   const seedMs = await seed(store, organizationId, connectorId, records, kind);
   console.log(`[${kind}] loaded ${records} records in ${Math.round(seedMs)} ms (indexes rebuilt, ANALYZE)`);
   return { keyring, connectorId, clientId: client_id, clientSecret: client_secret, records };

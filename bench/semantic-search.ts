@@ -11,7 +11,7 @@
  *
  * Run alone: node --import tsx bench/semantic-search.ts (PASSAGES=… QUERIES=… to change the size).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -29,9 +29,8 @@ import { loadVocabulary } from '../src/context/semantic/vocabulary.js';
 import { contentHash } from '../src/context/sync/records.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
-import { sealCredentials } from '../src/services/credentials.js';
 import { createOrganization } from '../src/services/organizations.js';
-import { ensureWorkspace } from '../src/services/workspaces.js';
+import { insertConnector } from '../test/support/connector-rows.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import { testConfig } from '../test/support/config.js';
 
@@ -94,23 +93,12 @@ export async function seed(
   const started = performance.now();
   const db = store.db;
   const { organization_id: organizationId } = await createOrganization(db, 'Bench');
-  const workspace = await ensureWorkspace(db, organizationId, 'default');
-  const connectorId = randomUUID();
-  await db
-    .insertInto('connectors')
-    .values({
-      id: connectorId,
-      organization_id: organizationId,
-      workspace_id: workspace.id,
-      connector_type: 'linear',
-      definition_id: connectorModules.linear!.definition.definitionId,
-      name: 'bench',
-      auth_option: 'API Key',
-      config: '{}',
-      replication_config: '{}',
-      ...sealCredentials(keyring, connectorId, { api_key: 'lin_api_bench' }),
-    })
-    .execute();
+  const connectorId = await insertConnector({ store, keyring }, organizationId, {
+    connectorType: 'linear',
+    authOption: 'API Key',
+    credentials: { api_key: 'lin_api_bench' },
+    name: 'bench',
+  });
   const BATCH = 500;
   for (let i = 0; i < texts.length; i += BATCH) {
     const slice = texts.slice(i, i + BATCH);

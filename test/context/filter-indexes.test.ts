@@ -7,7 +7,7 @@
  * after page, and EXPLAIN shows the compiled SQL and the index expressions agree (the planner can use the
  * trigram and sort indexes) and that a window reads the primary key in order.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
@@ -33,9 +33,8 @@ import { openStore, type Store } from '../../src/db/database.js';
 import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
 import { migrations, TRIGRAM_INDEXED_FIELDS, VALUE_TEXT_OMITTED_FIELDS } from '../../src/db/migrations.js';
 import { Keyring } from '../../src/security/keyring.js';
-import { sealCredentials } from '../../src/services/credentials.js';
 import { createOrganization } from '../../src/services/organizations.js';
-import { ensureWorkspace } from '../../src/services/workspaces.js';
+import { insertConnector } from '../support/connector-rows.js';
 import { freshPostgresDatabase, storeKinds } from '../support/service.js';
 import { openMemoryStore } from '../support/store.js';
 import { testConfig } from '../support/config.js';
@@ -78,23 +77,12 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     const config = testConfig({ dataDir: '/nonexistent' });
     ctx = composeService({ store, keyring, config }).ctx;
     const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
-    const workspace = await ensureWorkspace(store.db, organizationId, 'default');
-    const connectorId = randomUUID();
-    await store.db
-      .insertInto('connectors')
-      .values({
-        id: connectorId,
-        organization_id: organizationId,
-        workspace_id: workspace.id,
-        connector_type: 'linear',
-        definition_id: connectorModules.linear!.definition.definitionId,
-        name: 'Linear',
-        auth_option: 'API Key',
-        config: '{}',
-        replication_config: '{}',
-        ...sealCredentials(keyring, connectorId, { api_key: 'key' }),
-      })
-      .execute();
+    const connectorId = await insertConnector({ store, keyring }, organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'key' },
+      name: 'Linear',
+    });
     scope = { organizationId, connectorId, connectorType: 'linear', displayName: 'Linear', entity };
     const records = [
       ...Object.entries(TITLES).map(([id, title], index) => ({ id, title, updatedAt: `2024-01-${String(10 + index).padStart(2, '0')}T00:00:00Z` })),

@@ -1,6 +1,7 @@
 /**
  * Stores a connector straight through the database (sealed credentials, workspace ensured), for suites
- * that test routes reading connectors without going through POST /api/v1/integrations/connectors.
+ * that test routes reading connectors without going through POST /api/v1/integrations/connectors, and for
+ * the benchmarks that load records for one.
  */
 import { randomUUID } from 'node:crypto';
 import { connectorModules } from '../../runtime/index.js';
@@ -17,7 +18,7 @@ export interface ConnectorRowInput {
   name?: string;
 }
 
-export async function insertConnector(service: TestService, organizationId: string, input: ConnectorRowInput): Promise<string> {
+export async function insertConnector(service: Pick<TestService, 'store' | 'keyring'>, organizationId: string, input: ConnectorRowInput): Promise<string> {
   const module = connectorModules[input.connectorType];
   if (!module) throw new Error(`no connector type ${input.connectorType}`);
   const workspace = await ensureWorkspace(service.store.db, organizationId, input.workspace ?? 'default');
