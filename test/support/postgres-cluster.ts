@@ -51,6 +51,12 @@ async function runAside(command: string, args: string[]): Promise<void> {
   await promisify(execFile)(bin as string, rest);
 }
 
+/**
+ * The server's own durability settings, which every cluster here turns off for speed (nothing in it outlives
+ * the run). A benchmark of writes starts its cluster with these, to measure what an operator's server does.
+ */
+export const DURABLE_SETTINGS: Readonly<Record<string, string>> = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
+
 function checkSettings(settings: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(settings)) {
     if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value)) throw new Error(`postgres cluster: unsupported server setting ${name}=${value}`);
