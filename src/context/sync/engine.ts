@@ -19,8 +19,7 @@ import {
   type ConnectorDefinition,
   type EntityDefinition,
 } from '../../../runtime/index.js';
-import type { Kysely } from 'kysely';
-import type { DatabaseSchema, SyncMode } from '../../db/schema.js';
+import type { SyncMode } from '../../db/schema.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
@@ -199,7 +198,7 @@ function sharesRecord(earlier: PreparedRecord[], later: PreparedRecord[]): boole
  * A page written while the sync failed on the page before it: its new and changed records reached no
  * observer, so their hashes are cleared and the next sync reports them again.
  */
-async function abandonPage(db: Kysely<DatabaseSchema>, scope: RecordScope, page: PageInWrite): Promise<void> {
+async function abandonPage(db: ServiceContext['store']['db'], scope: RecordScope, page: PageInWrite): Promise<void> {
   const written = await page.write.catch(() => undefined);
   if (written) await forgetHashes(db, scope, written.changed).catch(() => undefined);
 }
@@ -536,6 +535,12 @@ export class ConnectorSync {
       progress('running');
     };
     let writing: PageInWrite | undefined;
+    // Accounts for the page under write, if there is one; none is under write afterwards.
+    const settle = async () => {
+      const page = writing;
+      writing = undefined;
+      if (page) await account(page);
+    };
     try {
       for await (const context of this.contexts(name)) {
         // The next page is read while this one is written.
@@ -543,12 +548,8 @@ export class ConnectorSync {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
           const { records } = preparePage(items, entity.record);
-          if (writing && sharesRecord(writing.records, records)) {
-            // The later version of a record is written after the earlier one.
-            const earlier = writing;
-            writing = undefined;
-            await account(earlier);
-          }
+          // The later version of a record is written after the earlier one.
+          if (writing && sharesRecord(writing.records, records)) await settle();
           const previous = writing;
           writing = { records, context, write: writePage(ctx.store.db, scope, records, { track }) };
           // Awaited by account or abandonPage; a rejection before then is not unhandled.
@@ -565,14 +566,10 @@ export class ConnectorSync {
           }
         }
       }
-      if (writing) {
-        const last = writing;
-        writing = undefined;
-        await account(last);
-      }
+      await settle();
     } catch (error) {
       // Reading the next page failed or the run stopped: the page written last is accounted for as it would have been.
-      if (writing) await account(writing).catch(() => undefined);
+      await settle().catch(() => undefined);
       if (!(await this.connectorExists())) {
         await forgetSeen(ctx.store.db, scope);
         const reason = 'the connector was deleted';
