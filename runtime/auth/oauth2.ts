@@ -14,6 +14,12 @@ export interface TokenRefresh {
   rotated: boolean;
   expires_at?: string;
   kept: Record<string, string>;
+  /**
+   * The kept values the option also declares as credential fields (Salesforce's instance_url): whoever
+   * stores the new access token must store these with it, since the next instance reads them from its
+   * credentials instead of refreshing.
+   */
+  keptCredentials: Record<string, string>;
 }
 
 /** Tokens to use after a refresh coordinated by a TokenRefreshLock. */
@@ -174,8 +180,14 @@ export class OAuth2TokenManager {
     // A token that lives a minute or less must still be usable right after it is issued.
     this.skewMs = Number.isFinite(expiresIn) && expiresIn > 0 ? Math.min(EXPIRY_SKEW_MS, (expiresIn * 1000) / 2) : EXPIRY_SKEW_MS;
     const kept: Record<string, string> = { ...this.kept };
+    const keptCredentials: Record<string, string> = {};
     for (const name of option.keep) {
-      if (typeof token[name] === 'string') kept[name] = token[name];
+      const value = token[name];
+      if (typeof value !== 'string') continue;
+      kept[name] = value;
+      const field = option.fields[name];
+      // A value its field's pattern refuses would make the stored credentials invalid for every later instance.
+      if (field !== undefined && value !== '' && (field.pattern === undefined || new RegExp(field.pattern).test(value))) keptCredentials[name] = value;
     }
     const rotated = typeof token.refresh_token === 'string' && token.refresh_token !== '' && token.refresh_token !== refreshToken;
     return {
@@ -184,6 +196,7 @@ export class OAuth2TokenManager {
       rotated,
       expires_at: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
       kept,
+      keptCredentials,
     };
   }
 }

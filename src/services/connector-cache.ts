@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import { createConnector, type Connector } from '../../runtime/index.js';
+import { createConnector, type Connector, type TokenRefresh } from '../../runtime/index.js';
 import type { ServiceConfig } from '../config.js';
 import type { StoreChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
@@ -181,7 +181,7 @@ export class ConnectorCache {
               const previous = refreshToken;
               refreshToken = refresh.refresh_token;
               try {
-                const iv = await this.persistRotation(row.id, previous, refresh.refresh_token, refresh.access_token);
+                const iv = await this.persistRotation(row.id, previous, refresh);
                 if (iv !== undefined) this.resealed(row, instance, iv);
               } catch (error) {
                 // The vendor has already rotated the token: the call goes on with it; only a restart would lose it.
@@ -200,13 +200,11 @@ export class ConnectorCache {
   }
 
   /**
-   * Seals a rotated refresh token (and the access token that came with it) into the connector's row,
+   * Seals a rotated refresh token (with the access token and the credential fields that came with it) into the connector's row,
    * unless the connector's credentials were replaced meanwhile (embedded store: one process).
    */
-  private async persistRotation(connectorId: string, previous: string | undefined, refreshToken: string, accessToken: string): Promise<string | undefined> {
+  private async persistRotation(connectorId: string, previous: string | undefined, refresh: TokenRefresh): Promise<string | undefined> {
     const { store, keyring } = this.deps;
-    return updateLockedCredentials(store.db, keyring, connectorId, async (stored, seal) =>
-      stored.refresh_token === previous ? seal({ refresh_token: refreshToken, access_token: accessToken }) : undefined,
-    );
+    return updateLockedCredentials(store.db, keyring, connectorId, async (stored, seal) => (stored.refresh_token === previous ? seal(refresh) : undefined));
   }
 }

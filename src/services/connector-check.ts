@@ -105,7 +105,9 @@ export function unsavedConnector(
     credentialsToStore() {
       // A vendor that rotates refresh tokens has invalidated the given one: the new one must be stored.
       if (refreshed === undefined || !refreshed.rotated) return credentials;
-      return { ...credentials, refresh_token: refreshed.refresh_token, ...('access_token' in option.fields && { access_token: refreshed.access_token }) };
+      if (!('access_token' in option.fields)) return { ...credentials, refresh_token: refreshed.refresh_token };
+      // The access token needs the values its response carried (instance_url): the next instance reads both.
+      return { ...credentials, ...refreshed.keptCredentials, refresh_token: refreshed.refresh_token, access_token: refreshed.access_token };
     },
   };
 }

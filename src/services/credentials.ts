@@ -33,6 +33,8 @@ export function openCredentials(keyring: Keyring, connectorId: string, columns: 
 export interface OAuthTokens {
   refresh_token: string;
   access_token: string;
+  /** Credential fields the token response filled (TokenRefresh.keptCredentials), stored with the access token. */
+  keptCredentials?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -58,7 +60,12 @@ export async function updateLockedCredentials<T>(
     return update(
       stored,
       async (tokens) => {
-        const sealed = sealCredentials(keyring, connectorId, { ...stored, refresh_token: tokens.refresh_token, access_token: tokens.access_token });
+        const sealed = sealCredentials(keyring, connectorId, {
+          ...stored,
+          ...tokens.keptCredentials,
+          refresh_token: tokens.refresh_token,
+          access_token: tokens.access_token,
+        });
         await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
         return sealed.credentials_iv;
       },

@@ -340,6 +340,8 @@ describe('gong OAuth2.0 option', () => {
       rotated: true,
       kept: { api_base_url_for_customer: CUSTOMER_HOST },
     });
+    // Not a credential field of the option: a caller storing the new tokens has nothing more to store.
+    expect(onTokenRefresh.mock.calls[0]?.[0]?.keptCredentials).toEqual({});
     expect(token.isDone()).toBe(true);
     expect(scope.isDone()).toBe(true);
   });

@@ -1,6 +1,14 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, createConnector, CredentialsError, NotFoundError, UpstreamError, ValidationError } from '../../runtime/index.js';
+import {
+  AuthenticationError,
+  createConnector,
+  CredentialsError,
+  NotFoundError,
+  type TokenRefresh,
+  UpstreamError,
+  ValidationError,
+} from '../../runtime/index.js';
 
 // Salesforce REST API v62.0 on the org's instance host (the token response's instance_url), OAuth 2.0
 // refresh token flow at login.salesforce.com / test.salesforce.com. Bodies follow the REST API
@@ -817,7 +825,23 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
       rotated: false,
       kept: { instance_url: 'https://acme.my.salesforce.com' },
     });
+    // A credential field of the option: stored with the access token, the next instance needs no refresh.
+    expect(onTokenRefresh.mock.calls[0]?.[0]?.keptCredentials).toEqual({ instance_url: 'https://acme.my.salesforce.com' });
     expect(token.isDone()).toBe(true);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('keeps an instance_url its credential field refuses for this instance only, out of what is to be stored', async () => {
+    const onTokenRefresh = vi.fn();
+    // A path after the host: the base URL still works, but the instance_url field (https://host) refuses it.
+    nock(LOGIN).post(TOKEN_PATH, tokenBody).reply(200, tokenResponse('https://acme.my.salesforce.com/extra'));
+    const scope = api('tok-new').get(`/extra${API}/sobjects`).reply(200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [] });
+
+    await createConnector('salesforce', { credentials: REFRESH, http: { retries: 0 }, onTokenRefresh }).execute('sobjects', 'list', {});
+
+    const refresh = onTokenRefresh.mock.calls[0]?.[0] as TokenRefresh;
+    expect(refresh.kept).toEqual({ instance_url: 'https://acme.my.salesforce.com/extra' });
+    expect(refresh.keptCredentials).toEqual({});
     expect(scope.isDone()).toBe(true);
   });
 

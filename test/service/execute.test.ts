@@ -413,6 +413,47 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect((await storedCredentials(service, id)).credentials).toMatchObject({ refresh_token: 'refresh-token-4', access_token: 'access-token-3' });
     });
 
+    it("stores the instance_url a refresh returned with the access token, so a rebuilt instance calls the org's host without refreshing", async () => {
+      const instance = 'https://acme.my.salesforce.com';
+      const id = await insertConnector(service, a.organizationId, {
+        connectorType: 'salesforce',
+        authOption: 'OAuth2.0',
+        credentials: { client_id: '3MVG9stored', client_secret: 'sf-stored-secret', refresh_token: 'sf-refresh-1' },
+      });
+      // A connected app with refresh token rotation: the answer carries a new refresh token and the org's host.
+      const refresh = nock('https://login.salesforce.com')
+        .post('/services/oauth2/token', {
+          grant_type: 'refresh_token',
+          refresh_token: 'sf-refresh-1',
+          client_id: '3MVG9stored',
+          client_secret: 'sf-stored-secret',
+        })
+        .reply(200, { access_token: 'sf-access-1', refresh_token: 'sf-refresh-2', instance_url: instance, token_type: 'Bearer', issued_at: '1731000000000' });
+      const query = () =>
+        nock(instance)
+          .matchHeader('authorization', 'Bearer sf-access-1')
+          .get('/services/data/v62.0/query')
+          .query({ q: 'SELECT Id FROM Account' })
+          .reply(200, { totalSize: 0, done: true, records: [] });
+      const call1 = query();
+      expect((await run(id, { entity: 'accounts', action: 'list', params: { q: 'SELECT Id FROM Account' } })).status).toBe(200);
+      expect(refresh.isDone() && call1.isDone()).toBe(true);
+      expect((await storedCredentials(service, id)).credentials).toEqual({
+        client_id: '3MVG9stored',
+        client_secret: 'sf-stored-secret',
+        refresh_token: 'sf-refresh-2',
+        access_token: 'sf-access-1',
+        instance_url: instance,
+      });
+
+      // A restart rebuilds the instance from the row: the stored token goes to the stored host, with no refresh.
+      service.app.ctx.connectors.clear();
+      const call2 = query();
+      const after = await run<ErrorBody>(id, { entity: 'accounts', action: 'list', params: { q: 'SELECT Id FROM Account' } });
+      expect(after.status, JSON.stringify(after.body)).toBe(200);
+      expect(call2.isDone()).toBe(true);
+    });
+
     it('shares one refresh between concurrent calls', async () => {
       const id = await oauthConnector('refresh-token-shared');
       const refresh = tokenEndpoint('refresh-token-shared').delay(100).reply(200, { access_token: 'access-shared', expires_in: 3600 });
