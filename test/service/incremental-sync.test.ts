@@ -18,6 +18,7 @@ const CONNECTORS = '/api/v1/integrations/connectors';
 const HARVEST = 'https://api.harvestapp.com';
 const JIRA = 'https://acme.atlassian.net';
 const INTERCOM = 'https://api.intercom.io';
+const SALESFORCE = 'https://acme.my.salesforce.com';
 const MINUTE = 60_000;
 
 interface CacheEntity {
@@ -234,6 +235,63 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       last_mode: 'incremental',
       high_water_mark: new Date(updated.getTime() + MINUTE).toISOString(),
     });
+  });
+
+  it('Salesforce: accounts (whose list needs q when called) sync with the default query, then only the rows whose SystemModstamp moved', async () => {
+    const id = await create({
+      connector_type: 'salesforce',
+      name: 'Salesforce',
+      credentials: { client_id: '3MVG9incremental', client_secret: 'sf-incremental-secret', refresh_token: 'sf-incremental-refresh' },
+    });
+    nock('https://login.salesforce.com')
+      .post('/services/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: 'sf-incremental-refresh',
+        client_id: '3MVG9incremental',
+        client_secret: 'sf-incremental-secret',
+      })
+      .reply(200, { access_token: 'sf-incremental-access', instance_url: SALESFORCE, token_type: 'Bearer', issued_at: '1731000000000' })
+      // On PostgreSQL the refreshed token and its instance_url are stored and the next sync reuses them; the
+      // embedded store keeps only rotated tokens, so a later connector instance refreshes again.
+      .persist();
+    const api = () => nock(SALESFORCE).matchHeader('authorization', 'Bearer sf-incremental-access').matchHeader('sforce-query-options', 'batchSize=2000');
+    const soql =
+      'SELECT Id, Name, AccountNumber, Type, Industry, Phone, Fax, Website, BillingStreet, BillingCity, BillingState, BillingPostalCode, BillingCountry, ShippingStreet, ShippingCity, ShippingState, ShippingPostalCode, ShippingCountry, AnnualRevenue, NumberOfEmployees, Rating, Site, AccountSource, OwnerId, ParentId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Account';
+    // Salesforce writes instants with milliseconds and a +0000 offset.
+    const stamp = (ms: number) => new Date(ms).toISOString().replace('Z', '+0000');
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    const account = (n: number, modified: number, name = `Account ${n}`) => ({
+      attributes: { type: 'Account', url: `/services/data/v62.0/sobjects/Account/001Dn00000AbCd${n}IAV` },
+      Id: `001Dn00000AbCd${n}IAV`,
+      Name: name,
+      CreatedDate: stamp(t0),
+      LastModifiedDate: stamp(modified),
+      SystemModstamp: stamp(modified),
+    });
+
+    // Syncable: waiting for its first sync, not refused for the q a call must give.
+    const before = await entityState(id, 'accounts');
+    expect(before).toMatchObject({ status: 'not_synced', mode: 'incremental', last_mode: null });
+    expect(before.reason).toMatch(/has not been synchronized yet/);
+
+    api()
+      .get('/services/data/v62.0/query')
+      .query({ q: soql })
+      .reply(200, { totalSize: 2, done: true, records: [account(1, t0), account(2, t0 + 20 * MINUTE)] });
+    const first = await syncEntity(id, 'accounts');
+    expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: new Date(t0 + 20 * MINUTE).toISOString() });
+
+    // The mark minus the 5-minute overlap, at whole seconds in UTC (a SOQL dateTime literal).
+    api()
+      .get('/services/data/v62.0/query')
+      .query({ q: `${soql} WHERE SystemModstamp >= ${isoSeconds(t0 + 15 * MINUTE)}` })
+      .reply(200, { totalSize: 1, done: true, records: [account(1, t0 + 30 * MINUTE, 'Account 1 renamed')] });
+    const second = await syncEntity(id, 'accounts');
+    expect(second).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'incremental', high_water_mark: new Date(t0 + 30 * MINUTE).toISOString() });
+    expect((await liveRecords(id, 'accounts')).map((r) => [r.id, r.data.Name, r.deleted])).toEqual([
+      ['001Dn00000AbCd1IAV', 'Account 1 renamed', false],
+      ['001Dn00000AbCd2IAV', 'Account 2', false],
+    ]);
   });
 
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {

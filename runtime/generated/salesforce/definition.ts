@@ -877,6 +877,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -890,10 +901,11 @@ export const definition: ConnectorDefinition = {
               "in": "query",
               "schema": {
                 "type": "string",
-                "minLength": 1
+                "minLength": 1,
+                "default": "SELECT Id, Name, AccountNumber, Type, Industry, Phone, Fax, Website, BillingStreet, BillingCity, BillingState, BillingPostalCode, BillingCountry, ShippingStreet, ShippingCity, ShippingState, ShippingPostalCode, ShippingCountry, AnnualRevenue, NumberOfEmployees, Rating, Site, AccountSource, OwnerId, ParentId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Account"
               },
               "required": true,
-              "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned.",
+              "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned. A call must give it; a context store sync sends the default, the standard Account fields.",
               "sendDefault": false,
               "wire": "q"
             },

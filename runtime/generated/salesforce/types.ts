@@ -120,7 +120,7 @@ export interface SalesforceAccountsRecord {
 
 /** List accounts with a SOQL query (GET /query), e.g. SELECT Id, Name FROM Account WHERE Industry = 'Energy'. Returns up to 200 records per call unless batchSize says otherwise; a LIMIT clause in q caps the total. */
 export interface SalesforceAccountsListParams {
-  /** A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned. */
+  /** A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned. A call must give it; a context store sync sends the default, the standard Account fields. */
   q: string;
   /** Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise. */
   batchSize?: number;

@@ -610,7 +610,8 @@ const schema16 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned."
+            "default": "SELECT Id, Name, AccountNumber, Type, Industry, Phone, Fax, Website, BillingStreet, BillingCity, BillingState, BillingPostalCode, BillingCountry, ShippingStreet, ShippingCity, ShippingState, ShippingPostalCode, ShippingCountry, AnnualRevenue, NumberOfEmployees, Rating, Site, AccountSource, OwnerId, ParentId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Account",
+            "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned. A call must give it; a context store sync sends the default, the standard Account fields."
         },
         "batchSize": {
             "type": "integer",
