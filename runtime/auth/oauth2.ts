@@ -90,10 +90,18 @@ export class OAuth2TokenManager {
   }
 
   async accessTokenForRequest(): Promise<string> {
-    if (this.accessToken && (this.expiresAt === undefined || Date.now() < this.expiresAt - this.skewMs)) {
+    if (this.accessToken && !this.lacksKeptField() && (this.expiresAt === undefined || Date.now() < this.expiresAt - this.skewMs)) {
       return this.accessToken;
     }
     return this.refresh();
+  }
+
+  /**
+   * An access token given without a kept value its option declares as a field (Salesforce's instance_url,
+   * the API host) cannot be used: a refresh brings both.
+   */
+  private lacksKeptField(): boolean {
+    return this.option.keep.some((name) => this.option.fields[name] !== undefined && !this.kept[name]);
   }
 
   /** After an upstream 401 with `rejected`: refresh unless another call already replaced that token. */

@@ -454,6 +454,32 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect(call2.isDone()).toBe(true);
     });
 
+    it('heals a stored access token left without its instance_url: the first call refreshes, then runs', async () => {
+      const instance = 'https://acme.my.salesforce.com';
+      // What sealing a refresh stored on PostgreSQL before the instance_url was sealed with the token.
+      const id = await insertConnector(service, a.organizationId, {
+        connectorType: 'salesforce',
+        authOption: 'OAuth2.0',
+        credentials: { client_id: '3MVG9healed', client_secret: 'sf-healed-secret', refresh_token: 'sf-healed-refresh', access_token: 'sf-hostless' },
+      });
+      const refresh = nock('https://login.salesforce.com')
+        .post('/services/oauth2/token', {
+          grant_type: 'refresh_token',
+          refresh_token: 'sf-healed-refresh',
+          client_id: '3MVG9healed',
+          client_secret: 'sf-healed-secret',
+        })
+        .reply(200, { access_token: 'sf-healed-access', instance_url: instance, token_type: 'Bearer', issued_at: '1731000000000' });
+      const call = nock(instance)
+        .matchHeader('authorization', 'Bearer sf-healed-access')
+        .get('/services/data/v62.0/query')
+        .query({ q: 'SELECT Id FROM Account' })
+        .reply(200, { totalSize: 0, done: true, records: [] });
+      const response = await run<ErrorBody>(id, { entity: 'accounts', action: 'list', params: { q: 'SELECT Id FROM Account' } });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(refresh.isDone() && call.isDone()).toBe(true);
+    });
+
     it('shares one refresh between concurrent calls', async () => {
       const id = await oauthConnector('refresh-token-shared');
       const refresh = tokenEndpoint('refresh-token-shared').delay(100).reply(200, { access_token: 'access-shared', expires_in: 3600 });

@@ -160,7 +160,7 @@ export const definition: ConnectorDefinition = {
       "titleAliases": [
         "Salesforce OAuth 2.0"
       ],
-      "description": "OAuth 2.0 refresh token flow of a connected app (or external client app) with the api and refresh_token scopes. The refresh request goes to https://login.salesforce.com (or test.salesforce.com for sandboxes, config login_environment) and its answer names the org's instance_url, which becomes the API host. The access token is sent as \"Authorization: Bearer\". Give instance_url together with access_token; without access_token the first call refreshes.",
+      "description": "OAuth 2.0 refresh token flow of a connected app (or external client app) with the api and refresh_token scopes. The refresh request goes to https://login.salesforce.com (or test.salesforce.com for sandboxes, config login_environment) and its answer names the org's instance_url, which becomes the API host. The access token is sent as \"Authorization: Bearer\". Give instance_url together with access_token; without either, the first call refreshes.",
       "fields": {
         "client_id": {
           "description": "Consumer key of the connected app.",
