@@ -152,6 +152,28 @@ describe('sync jobs on the queue (PGlite)', () => {
     ]);
   });
 
+  it('a sync request that joins a retrying job answers ready for what an earlier attempt synced, whatever fails again', async () => {
+    seed(upstream, 3);
+    const id = await createTypeform(tenant, upstream);
+    upstream.failures.set('/forms/form3/responses', { status: 500, times: 2 });
+    const first = await tenant.api.post<{ job_id: string; results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { wait: true, wait_seconds: 20 });
+    expect(first.body.results).toMatchObject([
+      { entity: 'forms', status: 'ready' },
+      { entity: 'responses', status: 'failed' },
+    ]);
+
+    // The job waits for its retry: this request joins it, and its second attempt fails on responses again.
+    const joined = await tenant.api.post<{ job_id: string; results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { entity: 'forms', wait: true, wait_seconds: 20 });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    expect(joined.body.job_id).toBe(first.body.job_id);
+    expect(joined.body.results).toEqual([
+      expect.objectContaining({ entity: 'forms', status: 'ready', record_count: 3, reason: 'synced by an earlier attempt of this job' }),
+    ]);
+    const [job] = await jobsOf(service.store, id);
+    expect(job).toMatchObject({ state: 'retry', retry_count: 1 });
+    await until('the third attempt', async () => ((await jobsOf(service.store, id))[0]?.state === 'completed' ? true : undefined));
+  });
+
   it('runs at most SYNC_VENDOR_CONCURRENCY syncs of one vendor at once in a process', async () => {
     seed(upstream, 2);
     upstream.delays.set('/forms?', 60);

@@ -560,19 +560,29 @@ export class SyncService {
     if (missing.length > 0) {
       const states = await this.ctx.store.db
         .selectFrom('context_sync_state')
-        .select(['entity', 'status', 'record_count', 'pages', 'last_error'])
+        .select(['entity', 'status', 'record_count', 'pages', 'last_error', 'last_synced_at'])
         .where('connector_id', '=', row.id)
         .where('entity', 'in', missing)
         .execute();
       const byName = new Map(states.map((s) => [s.entity, s]));
       const jobMessage = typeof output.message === 'string' ? output.message : `the sync job ended as ${job.state}`;
+      const created = asDate(job.createdOn)?.getTime() ?? Number.POSITIVE_INFINITY;
       for (const entity of missing) {
         const state = byName.get(entity);
         const notDue = job.data.trigger === 'schedule' && job.state === 'completed';
-        const reason = notDue ? 'not due: synced meanwhile' : (state?.last_error ?? jobMessage);
+        // A retried attempt skips what an earlier attempt of the job synced (alreadyDone): that entity is ready,
+        // whatever failed since.
+        const syncedEarlier = state?.status === 'ready' && (asDate(state.last_synced_at)?.getTime() ?? Number.NEGATIVE_INFINITY) >= created;
+        const reason = notDue ? 'not due: synced meanwhile' : syncedEarlier ? 'synced by an earlier attempt of this job' : (state?.last_error ?? jobMessage);
         byEntity.set(entity, {
           entity,
-          status: notDue ? 'skipped' : state?.status === 'ready' && job.state === 'completed' ? 'ready' : job.state === 'completed' ? 'skipped' : 'failed',
+          status: notDue
+            ? 'skipped'
+            : syncedEarlier || (state?.status === 'ready' && job.state === 'completed')
+              ? 'ready'
+              : job.state === 'completed'
+                ? 'skipped'
+                : 'failed',
           records: 0,
           changed: 0,
           deleted: 0,
