@@ -486,6 +486,16 @@ export interface Search {
      * this list also declares (e.g. organization_slug) are passed along too.
      */
     param: string;
+    /**
+     * The vendor moves a parent's change time whenever one of these records changes (a Jira comment or
+     * worklog updates its issue's `updated`). When a sync reads the parent incrementally, it then reads
+     * only the children of the parents that changed, and marks nothing deleted; when it walks the parent
+     * in full (its full sweep), it reads every parent's children and marks deleted what it did not see.
+     * Needs the parent's `incremental` (rule `incremental-parent`). Without it, the children of an
+     * incrementally read parent are read for every parent.
+     * @default false
+     */
+    incremental_with_parent?: boolean;
   };
   /**
    * The vendor's change filter, for incremental syncs: after a first full walk, a sync asks only for the

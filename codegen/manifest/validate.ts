@@ -351,6 +351,18 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       else if (!((fanOut.field.split('.')[0] as string) in parent.record.fields))
         report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
       else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
+      if (fanOut.incremental_with_parent && parent && !parent.search?.incremental)
+        report(
+          [...at, 'incremental_with_parent'],
+          'incremental-parent',
+          `incremental_with_parent follows the change filter of ${fanOut.entity}, which declares none (search.incremental): a sync walks ${fanOut.entity} in full`,
+        );
+      if (fanOut.incremental_with_parent && entity.search?.incremental)
+        report(
+          [...at, 'incremental_with_parent'],
+          'incremental-parent',
+          `${entityName} declares its own change filter (search.incremental): drop incremental_with_parent, or the filter`,
+        );
       if (!entity.actions.list?.params?.[fanOut.param])
         report(
           [...at, 'param'],

@@ -123,6 +123,11 @@ const examples: Record<string, Record<string, string>> = {
       swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor } }\n' + RECORD)(VALID) +
       '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      get: { method: GET, path: "/gadgets/{id}", params: { id: { in: path, required: true, schema: { type: integer } } } }\n',
   },
+  'incremental-parent': {
+    'acme.yaml':
+      swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor, incremental_with_parent: true } }\n' + RECORD)(VALID) +
+      '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      list: { method: GET, path: /gadgets, records_path: gadgets }\n',
+  },
   'incremental-action': {
     'acme.yaml': swap(
       RECORD,
@@ -206,6 +211,31 @@ describe('every documented manifest error rule has a failing example', () => {
     const found = diagnostics.find((d) => d.rule === rule);
     expect(found, JSON.stringify(diagnostics, null, 1)).toMatchObject({ line: 30, message });
     expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it('incremental_with_parent: a parent with a change filter passes; a child with its own filter is refused', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    const gadgets = (search: string) =>
+      `  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer, updated: string } }\n${search}    actions:\n      list: { method: GET, path: /gadgets, records_path: gadgets, params: { since: { in: query, schema: { type: string } } } }\n`;
+    const parentFilter = '    search: { incremental: { param: since, format: iso8601, field: updated, docs: "https://acme.example/docs" } }\n';
+    writeFileSync(
+      path.join(dir, 'acme.yaml'),
+      swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor, incremental_with_parent: true } }\n' + RECORD)(VALID) +
+        gadgets(parentFilter),
+    );
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+    writeFileSync(
+      path.join(dir, 'acme.yaml'),
+      swap(
+        RECORD,
+        '    search:\n      fan_out: { entity: gadgets, field: id, param: cursor, incremental_with_parent: true }\n      incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" }\n' +
+          RECORD,
+      )(VALID) + gadgets(parentFilter),
+    );
+    expect(loadDefinitions(dir).diagnostics).toEqual([
+      expect.objectContaining({ rule: 'incremental-parent', message: expect.stringMatching(/^widgets declares its own change filter/) }),
+    ]);
   });
 
   it('a declared change filter with a valid param and field passes', () => {

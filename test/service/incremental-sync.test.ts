@@ -294,6 +294,121 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Jira: comments are read for every issue by a full walk, then only for the issues an incremental sync read; the next full walk sweeps', async () => {
+    const id = await create({
+      connector_type: 'jira',
+      name: 'Jira comments',
+      replication_config: { subdomain: 'acme' },
+      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
+    });
+    const ctx = service.app.ctx;
+    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
+    /** One run of issues then their comments, as a sync of the whole connector orders them. */
+    const run = async () => {
+      const entities = [];
+      for (const name of ['issues', 'issue_comments']) {
+        const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
+        entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
+      }
+      const sync = new ConnectorSync({
+        ctx,
+        log: pino({ level: 'silent' }),
+        row,
+        connector: connectorInstance(ctx, row),
+        entities,
+        retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+        signal: new AbortController().signal,
+      });
+      return sync.run();
+    };
+    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
+    const api = () => nock(JIRA).matchHeader('authorization', auth);
+    const updated = new Date(Date.now() - 10.5 * MINUTE);
+    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
+    const issue = (n: number, at: Date) => ({
+      id: String(10000 + n),
+      key: `ABC-${n}`,
+      fields: { summary: `Issue ${n}`, updated: jiraTime(at), project: { id: '10000', key: 'ABC' } },
+    });
+    const comment = (n: number) => ({
+      id: String(20000 + n),
+      body: `Comment ${n}`,
+      author: { accountId: 'ana', displayName: 'Ana' },
+      created: jiraTime(updated),
+      updated: jiraTime(updated),
+    });
+    const comments = (issueId: string, list: unknown[]) =>
+      api().get(`/rest/api/3/issue/${issueId}/comment`).reply(200, { startAt: 0, maxResults: 100, total: list.length, comments: list });
+    const projects = () =>
+      api()
+        .get('/rest/api/3/project/search')
+        .query(true)
+        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+    const stored = async () => (await liveRecords(id, 'issue_comments')).map((r) => [r.id, r.data.issueId, r.deleted]);
+
+    // 1. First sync: every issue, and every issue's comments.
+    projects();
+    api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
+      .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, updated)], isLast: true });
+    comments('10001', [comment(1)]);
+    comments('10002', [comment(2)]);
+    const first = await run();
+    expect(first.map((o) => [o.entity, o.status, o.mode, o.records])).toEqual([
+      ['issues', 'ready', 'full', 2],
+      ['issue_comments', 'ready', 'full', 2],
+    ]);
+
+    // 2. Issue 2 got a comment, which moved its updated: only its comments are read again (no request for issue 1's).
+    projects();
+    api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC', fields: '*navigable', maxResults: '100' })
+      .reply(200, { issues: [issue(2, new Date(updated.getTime() + MINUTE))], isLast: true });
+    comments('10002', [comment(2), comment(3)]);
+    const second = await run();
+    expect(second.map((o) => [o.entity, o.status, o.mode, o.records])).toEqual([
+      ['issues', 'ready', 'incremental', 1],
+      ['issue_comments', 'ready', 'incremental', 2],
+    ]);
+    expect(await stored()).toEqual([
+      ['20001', '10001', false],
+      ['20002', '10002', false],
+      ['20003', '10002', false],
+    ]);
+    const followed = await entityState(id, 'issue_comments');
+    expect(followed).toMatchObject({ mode: 'incremental', last_mode: 'incremental' });
+    // Its next full walk is its parent's full sweep.
+    expect(followed.next_full_sweep_at).not.toBeNull();
+    expect(followed.next_full_sweep_at).toBe((await entityState(id, 'issues')).next_full_sweep_at);
+
+    // 3. The issues' full sweep is due: every issue's comments are read again, and the one deleted meanwhile is marked deleted.
+    await service.store.db
+      .updateTable('context_sync_state')
+      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
+      .where('connector_id', '=', id)
+      .where('entity', '=', 'issues')
+      .execute();
+    projects();
+    api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
+      .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, new Date(updated.getTime() + MINUTE))], isLast: true });
+    comments('10001', []);
+    comments('10002', [comment(2), comment(3)]);
+    const third = await run();
+    expect(third.map((o) => [o.entity, o.status, o.mode, o.deleted])).toEqual([
+      ['issues', 'ready', 'full', 0],
+      ['issue_comments', 'ready', 'full', 1],
+    ]);
+    expect(await stored()).toEqual([
+      ['20001', '10001', true],
+      ['20002', '10002', false],
+      ['20003', '10002', false],
+    ]);
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
     const ctx = service.app.ctx;

@@ -553,14 +553,16 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       replication_config: { subdomain: 'acme' },
     });
     expect(jira.status).toBe(200);
-    const notSyncable = await startSync(a, jira.body.id, { entity: 'issue_comments' });
+    const notSyncable = await startSync(a, jira.body.id, { entity: 'issue_transitions' });
     expect(notSyncable.status).toBe(400);
     expect(notSyncable.body.errors[0]).toMatchObject({ field: 'entity', error_code: 'entity_not_syncable' });
-    expect(notSyncable.body.message).toMatch(/^issue_comments cannot be synchronized: issue_comments.list needs issueIdOrKey, which no parent entity supplies/);
+    expect(notSyncable.body.message).toMatch(
+      /^issue_transitions cannot be synchronized: issue_transitions.list needs issueIdOrKey, which no parent entity supplies/,
+    );
     const jiraReadiness = await readiness(a, jira.body.id);
-    expect(jiraReadiness.supported_context_store_entities.map((e) => e.entity)).toContain('issue_comments');
-    expect(jiraReadiness.configured_cache_entities.map((e) => e.entity)).not.toContain('issue_comments');
-    expect(await entityReadiness(service.store.db, jira.body.id, 'issue_comments')).toMatchObject({
+    expect(jiraReadiness.supported_context_store_entities.map((e) => e.entity)).toContain('issue_transitions');
+    expect(jiraReadiness.configured_cache_entities.map((e) => e.entity)).not.toContain('issue_transitions');
+    expect(await entityReadiness(service.store.db, jira.body.id, 'issue_transitions')).toMatchObject({
       status: 'not_synced',
       syncable: false,
       ready_for_search: false,

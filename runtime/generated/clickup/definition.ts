@@ -431,7 +431,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "teams",
           "field": "id",
-          "param": "team_id"
+          "param": "team_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -592,7 +593,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "spaces",
           "field": "id",
-          "param": "space_id"
+          "param": "space_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -799,7 +801,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "folders",
           "field": "id",
-          "param": "folder_id"
+          "param": "folder_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1170,7 +1173,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "lists",
           "field": "id",
-          "param": "list_id"
+          "param": "list_id",
+          "incrementalWithParent": false
         },
         "incremental": {
           "action": "list",
@@ -1679,7 +1683,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "tasks",
           "field": "id",
-          "param": "task_id"
+          "param": "task_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2085,7 +2090,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "teams",
           "field": "id",
-          "param": "team_id"
+          "param": "team_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2305,7 +2311,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "teams",
           "field": "id",
-          "param": "team_id"
+          "param": "team_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2677,7 +2684,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "views",
           "field": "id",
-          "param": "view_id"
+          "param": "view_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2920,7 +2928,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "teams",
           "field": "id",
-          "param": "team_id"
+          "param": "team_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3080,7 +3089,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "tasks",
           "field": "id",
-          "param": "task_id"
+          "param": "task_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3238,7 +3248,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "teams",
           "field": "id",
-          "param": "workspace_id"
+          "param": "workspace_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -642,7 +642,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "campaigns",
           "field": "id",
-          "param": "campaign_id"
+          "param": "campaign_id",
+          "incrementalWithParent": false
         },
         "semantic": [
           {
@@ -2473,7 +2474,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "transactional_messages",
           "field": "id",
-          "param": "transactional_id"
+          "param": "transactional_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -854,7 +854,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "incremental": {
           "action": "list",
@@ -1568,7 +1569,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "incremental": {
           "action": "list",
@@ -2193,7 +2195,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "incremental": {
           "action": "list",
@@ -2664,7 +2667,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": [
           {
@@ -2999,7 +3003,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3301,7 +3306,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3526,7 +3532,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3735,7 +3742,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3941,7 +3949,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
-          "param": "account_id"
+          "param": "account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -4082,7 +4091,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "pixels",
           "field": "id",
-          "param": "pixel_id"
+          "param": "pixel_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -315,7 +315,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "projects",
           "field": "id",
-          "param": "project"
+          "param": "project",
+          "incrementalWithParent": false
         },
         "incremental": {
           "action": "list",
@@ -1711,6 +1712,12 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "issueId": "params.issueIdOrKey"
         },
+        "fanOut": {
+          "entity": "issues",
+          "field": "id",
+          "param": "issueIdOrKey",
+          "incrementalWithParent": true
+        },
         "semantic": []
       },
       "actions": {
@@ -2200,6 +2207,12 @@ export const definition: ConnectorDefinition = {
           "visibility",
           "properties"
         ],
+        "fanOut": {
+          "entity": "issues",
+          "field": "id",
+          "param": "issueIdOrKey",
+          "incrementalWithParent": true
+        },
         "semantic": []
       },
       "actions": {

@@ -1477,7 +1477,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "pages",
           "field": "id",
-          "param": "block_id"
+          "param": "block_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1744,7 +1745,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "pages",
           "field": "id",
-          "param": "block_id"
+          "param": "block_id",
+          "incrementalWithParent": false
         },
         "semantic": [
           {

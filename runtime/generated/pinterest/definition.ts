@@ -589,7 +589,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -916,7 +917,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1223,7 +1225,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1313,7 +1316,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "boards",
           "field": "id",
-          "param": "board_id"
+          "param": "board_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1507,7 +1511,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "boards",
           "field": "id",
-          "param": "board_id"
+          "param": "board_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2081,7 +2086,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2220,7 +2226,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2342,7 +2349,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2474,7 +2482,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "ad_accounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -1017,7 +1017,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "issues",
           "field": "id",
-          "param": "issue_id"
+          "param": "issue_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1237,7 +1238,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "issues",
           "field": "id",
-          "param": "issue_id"
+          "param": "issue_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -808,7 +808,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "organizations",
           "field": "slug",
-          "param": "organization_slug"
+          "param": "organization_slug",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1246,7 +1247,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "projects",
           "field": "slug",
-          "param": "project_slug"
+          "param": "project_slug",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1602,7 +1604,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "issues",
           "field": "id",
-          "param": "issue_id"
+          "param": "issue_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1965,7 +1968,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "organizations",
           "field": "slug",
-          "param": "organization_slug"
+          "param": "organization_slug",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2180,7 +2184,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "organizations",
           "field": "slug",
-          "param": "organization_slug"
+          "param": "organization_slug",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -495,7 +495,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "organizations",
           "field": "id",
-          "param": "organization_id"
+          "param": "organization_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -714,7 +715,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "adaccounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1031,7 +1033,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "campaigns",
           "field": "id",
-          "param": "campaign_id"
+          "param": "campaign_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1222,7 +1225,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "adsquads",
           "field": "id",
-          "param": "ad_squad_id"
+          "param": "ad_squad_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1490,7 +1494,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "adaccounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1716,7 +1721,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "adaccounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1914,7 +1920,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "adaccounts",
           "field": "id",
-          "param": "ad_account_id"
+          "param": "ad_account_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -666,7 +666,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -994,7 +995,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1294,7 +1296,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": [
           {
@@ -1505,7 +1508,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1679,7 +1683,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1881,7 +1886,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -1993,7 +1999,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2128,7 +2135,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "owner_bc_id",
-          "param": "bc_id"
+          "param": "bc_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2291,7 +2299,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2495,7 +2504,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2736,7 +2746,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -2984,7 +2995,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3128,7 +3140,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },
@@ -3268,7 +3281,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
-          "param": "advertiser_id"
+          "param": "advertiser_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

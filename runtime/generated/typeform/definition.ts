@@ -497,7 +497,8 @@ export const definition: ConnectorDefinition = {
         "fanOut": {
           "entity": "forms",
           "field": "id",
-          "param": "form_id"
+          "param": "form_id",
+          "incrementalWithParent": false
         },
         "semantic": []
       },

@@ -239,6 +239,8 @@ export class ConnectorSync {
   private readonly failedParents = new Map<string, string>();
   /** Entities this run read incrementally: their memo would hold only the changed records. */
   private readonly incrementallyRead = new Set<string>();
+  /** The changed records of entities this run read incrementally, for children that follow their changes (incremental_with_parent). */
+  private readonly changedParents = new Map<string, ParentRow[]>();
 
   constructor(private readonly input: RunInput) {
     this.definition = input.connector.definition;
@@ -347,6 +349,7 @@ export class ConnectorSync {
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
     const parents =
       this.memo.get(fanOut.entity) ??
+      (fanOut.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined) ??
       (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
     for await (const parent of parents) {
@@ -419,11 +422,21 @@ export class ConnectorSync {
     }
   }
 
-  /** Full or incremental, from the manifest's change filter and the entity's stored state. */
+  /**
+   * Full or incremental, from the manifest's change filter and the entity's stored state; for a child that
+   * follows its parent's changes, incremental when this run read the parent incrementally.
+   */
   private async walkFor(name: string): Promise<Walk> {
     const entity = this.entity(name);
     const filter = changeFilterOf(entity);
     const now = new Date();
+    const fanOut = entity.search.fanOut;
+    const changed = fanOut?.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined;
+    if (filter === undefined && fanOut && changed) {
+      const read = syncAction(entity);
+      const why = `only the children of the ${changed.length} ${fanOut.entity} that changed`;
+      return { actionName: read.name, action: read.action, decision: { mode: 'incremental', why }, now };
+    }
     const decision = decideMode(filter, filter ? await incrementalState(this.input.ctx.store.db, this.input.row.id, name) : undefined, now);
     if (decision.mode === 'incremental' && filter) {
       const action = entity.actions[filter.action];
@@ -604,8 +617,10 @@ export class ConnectorSync {
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
     );
     // An incremental walk saw only the changed records: children read the parents from the store instead.
-    if (mode === 'incremental') this.incrementallyRead.add(name);
-    else if (memo) this.memo.set(name, memo);
+    if (mode === 'incremental') {
+      this.incrementallyRead.add(name);
+      if (memo) this.changedParents.set(name, memo);
+    } else if (memo) this.memo.set(name, memo);
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });
     this.input.log.info(

@@ -3,7 +3,7 @@
  * (a full walk first and every full_sweep_hours, else only the changes since the high-water mark),
  * the change time of a record, and the params that carry the change filter to the vendor.
  */
-import type { ActionDefinition, EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
+import type { ActionDefinition, ConnectorDefinition, EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { SyncMode } from '../../db/schema.js';
 
@@ -12,6 +12,16 @@ export type ChangeFilter = NonNullable<SearchDefinition['incremental']>;
 /** The entity's change filter, or undefined when every sync walks it in full. */
 export function changeFilterOf(entity: EntityDefinition): ChangeFilter | undefined {
   return entity.search.incremental;
+}
+
+/**
+ * The change filter that decides whether a sync reads only what changed: the entity's own, or for a child
+ * that follows its parent's changes (fan_out incremental_with_parent) the parent's.
+ */
+export function governingChangeFilter(definition: ConnectorDefinition, entity: EntityDefinition): ChangeFilter | undefined {
+  const fanOut = entity.search.fanOut;
+  const parent = fanOut?.incrementalWithParent ? definition.entities[fanOut.entity] : undefined;
+  return changeFilterOf(entity) ?? (parent ? changeFilterOf(parent) : undefined);
 }
 
 export interface IncrementalState {

@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
-import { changeFilterOf, type IncrementalState } from './incremental.js';
+import { governingChangeFilter, type IncrementalState } from './incremental.js';
 import { forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
@@ -186,8 +186,12 @@ export async function connectorReadiness(
     let indexed = readiness.ready_for_search && readiness.status !== 'updating';
     if (indexed && semantic.length > 0 && options.semanticStatus) indexed = (await options.semanticStatus(name)) === 'READY';
     const row = rows.get(name);
-    const filter = definition.entities[name] ? changeFilterOf(definition.entities[name]) : undefined;
+    const entity = definition.entities[name];
+    const filter = entity ? governingChangeFilter(definition, entity) : undefined;
     const lastSweep = instant(row?.last_full_sweep_at ?? null);
+    // A child that follows its parent's changes is walked in full with its parent's full sweep.
+    const sweptWith = entity?.search.fanOut?.incrementalWithParent ? rows.get(entity.search.fanOut.entity) : row;
+    const lastSweepOfWalk = instant(sweptWith?.last_full_sweep_at ?? null);
     const syncedThrough = instant(row?.synced_through ?? null);
     configured.push({
       entity: name,
@@ -205,7 +209,7 @@ export async function connectorReadiness(
       last_mode: row?.last_mode ?? null,
       high_water_mark: iso(row?.high_water_mark ?? null),
       last_full_sweep_at: lastSweep?.toISOString() ?? null,
-      next_full_sweep_at: filter && lastSweep ? new Date(lastSweep.getTime() + filter.fullSweepHours * 3_600_000).toISOString() : null,
+      next_full_sweep_at: filter && lastSweep && lastSweepOfWalk ? new Date(lastSweepOfWalk.getTime() + filter.fullSweepHours * 3_600_000).toISOString() : null,
       lag_seconds: syncedThrough ? Math.max(0, Math.round((now.getTime() - syncedThrough.getTime()) / 1000)) : null,
     });
   }
