@@ -381,14 +381,41 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if ((action.result ?? derivedDefaults.result(actionName)) !== 'many')
           report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which does not return a list of records`);
         const params = Object.keys(action.params ?? {});
-        if (!action.params?.[incremental.param]) {
+        const newestFirst = incremental.newest_first;
+        if (newestFirst !== undefined) {
+          if (incremental.param !== undefined || incremental.format !== undefined || incremental.template !== undefined)
+            report(at, 'incremental-action', 'incremental has newest_first (an order) and a change filter (param, format, template): give one of them');
+          for (const [name, value] of Object.entries(newestFirst)) {
+            const param = action.params?.[name];
+            if (!param)
+              report(
+                [...at, 'newest_first', name],
+                'unknown-param',
+                `newest_first param "${name}" is not a param of ${entityName}.${actionName}${didYouMean(name, params)}`,
+                true,
+              );
+            else if (!paramValues().validate(param.schema, value))
+              report(
+                [...at, 'newest_first', name],
+                'incremental-action',
+                `newest_first param "${name}" ${paramValues().errorsText(paramValues().errors, { dataVar: 'value' })}`,
+              );
+          }
+        } else if (incremental.param === undefined || incremental.format === undefined) {
+          report(
+            at,
+            'incremental-action',
+            "incremental needs param and format (the vendor's change filter), or newest_first (the params of a newest-first order)",
+          );
+        }
+        if (incremental.param !== undefined && !action.params?.[incremental.param]) {
           report(
             [...at, 'param'],
             'unknown-param',
             `incremental param "${incremental.param}" is not a param of ${entityName}.${actionName}${didYouMean(incremental.param, params)}`,
           );
         }
-        const type = action.params?.[incremental.param]?.schema.type;
+        const type = incremental.param === undefined ? undefined : action.params?.[incremental.param]?.schema.type;
         if ((type === 'object' || type === 'array') && incremental.template === undefined) {
           report([...at, 'param'], 'incremental-action', `incremental param "${incremental.param}" takes an ${type}: give a template (JSON with {value})`);
         }
@@ -432,6 +459,12 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
 
 let paramValueAjv: Ajv2020 | undefined;
 
+/** Checks param values against their declared schemas (check.params, incremental.newest_first). */
+function paramValues(): Ajv2020 {
+  paramValueAjv ??= new Ajv2020({ strict: false, allErrors: true });
+  return paramValueAjv;
+}
+
 /** check names a read-only action of this manifest, with declared params whose values its schemas accept. */
 function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
   const { entity: entityName, action: actionName, params = {} } = m.check;
@@ -454,13 +487,13 @@ function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: str
     );
   }
   const declared: NonNullable<Action['params']> = action.params ?? {};
-  paramValueAjv ??= new Ajv2020({ strict: false, allErrors: true });
+  const ajv = paramValues();
   for (const [name, value] of Object.entries(params)) {
     const param = declared[name];
     if (!param) {
       report(['check', 'params', name], 'unknown-param', `check param "${name}" is not a param of ${entityName}.${actionName}`, true);
-    } else if (!paramValueAjv.validate(param.schema, value)) {
-      report(['check', 'params', name], 'check-params', `check param "${name}" ${paramValueAjv.errorsText(paramValueAjv.errors, { dataVar: 'value' })}`);
+    } else if (!ajv.validate(param.schema, value)) {
+      report(['check', 'params', name], 'check-params', `check param "${name}" ${ajv.errorsText(ajv.errors, { dataVar: 'value' })}`);
     }
   }
   for (const [name, param] of Object.entries(declared)) {

@@ -492,7 +492,8 @@ export interface Search {
   /**
    * The vendor's change filter, for incremental syncs: after a first full walk, a sync asks only for the
    * records changed since the high-water mark (the latest `field` value seen) minus `overlap_seconds`,
-   * by sending the mark in `param` of `action`. Every `full_sweep_hours` a sync walks everything again
+   * by sending the mark in `param` of `action` (or, for a list with no such filter, reads it
+   * `newest_first` until the records get older). Every `full_sweep_hours` a sync walks everything again
    * and marks deleted the records it did not see (a change filter does not report deletions). Entities
    * without it are walked in full by every sync.
    */
@@ -503,15 +504,23 @@ export interface Search {
      * @default "list"
      */
     action: 'list' | 'api_search';
-    /** The param of `action` that receives the change filter. */
-    param: string;
+    /** The param of `action` that receives the change filter (with `format`; or give `newest_first`). */
+    param?: string;
+    /**
+     * For a list without a change filter that can return the most recently changed records first (Notion's
+     * search sorted by last_edited_time): the params that ask for that order, sent as they are. A sync
+     * after the first reads the pages in that order and stops after the page holding a record changed
+     * before the mark minus `overlap_seconds`: the rest is older. An answer out of that order is read to
+     * its end. Give either this or `param` and `format` (rule `incremental-action`).
+     */
+    newestFirst?: JsonObject;
     /**
      * How the mark (minus the overlap) is written: iso8601 (2024-05-01T09:30:00Z), iso8601_millis
      * (2024-05-01T09:30:00.000Z), date (2024-05-01, UTC), unix_seconds, unix_millis, or minutes_ago (whole
      * minutes between now and the mark, rounded up: for Jira JQL's relative "-90m", which does not depend
      * on the user's time zone).
      */
-    format: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis' | 'minutes_ago';
+    format?: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis' | 'minutes_ago';
     /**
      * The param's value with {value} standing for the formatted mark and {current} for the value the sync
      * would send otherwise (its default or the fan-out value), e.g. a JQL or SOQL clause. A param whose

@@ -203,6 +203,26 @@ describe('every documented manifest error rule has a failing example', () => {
       'incremental: { param: cursor, format: iso8601, template: "{value} {since}", field: name, docs: "https://acme.example/docs" }',
       'an incremental template knows only {value} and {current}',
     ],
+    [
+      'incremental-action',
+      'incremental: { field: name, docs: "https://acme.example/docs" }',
+      "incremental needs param and format (the vendor's change filter), or newest_first (the params of a newest-first order)",
+    ],
+    [
+      'incremental-action',
+      'incremental: { newest_first: { cursor: last }, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" }',
+      'incremental has newest_first (an order) and a change filter (param, format, template): give one of them',
+    ],
+    [
+      'unknown-param',
+      'incremental: { newest_first: { sort: desc }, field: name, docs: "https://acme.example/docs" }',
+      'newest_first param "sort" is not a param of widgets.list',
+    ],
+    [
+      'incremental-action',
+      'incremental: { newest_first: { cursor: 7 }, field: name, docs: "https://acme.example/docs" }',
+      'newest_first param "cursor" value must be string',
+    ],
   ])('search.incremental: `%s` names the line and suggests the fix', (rule, incremental, message) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
@@ -247,6 +267,19 @@ describe('every documented manifest error rule has a failing example', () => {
         RECORD,
         '    search:\n      fields: [name]\n      incremental: { param: cursor, format: unix_seconds, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' +
           RECORD,
+      )(VALID),
+    );
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+  });
+
+  it('a newest-first order with valid params passes', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(
+      path.join(dir, 'acme.yaml'),
+      swap(
+        RECORD,
+        '    search:\n      fields: [name]\n      incremental: { newest_first: { cursor: newest }, field: name, docs: "https://acme.example/docs" }\n' + RECORD,
       )(VALID),
     );
     expect(loadDefinitions(dir).diagnostics).toEqual([]);

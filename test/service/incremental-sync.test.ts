@@ -78,6 +78,27 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     return entityState(id, entity);
   }
 
+  /** One run of `names` in one ConnectorSync, in the order given, as a sync of the whole connector orders them. */
+  async function runEntities(id: string, names: string[]) {
+    const ctx = service.app.ctx;
+    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
+    const entities = [];
+    for (const name of names) {
+      const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
+      entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
+    }
+    const sync = new ConnectorSync({
+      ctx,
+      log: pino({ level: 'silent' }),
+      row,
+      connector: connectorInstance(ctx, row),
+      entities,
+      retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+      signal: new AbortController().signal,
+    });
+    return sync.run();
+  }
+
   async function liveRecords(id: string, entity: string) {
     const rows = await service.store.db
       .selectFrom('context_records')
@@ -301,26 +322,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       replication_config: { subdomain: 'acme' },
       credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
     });
-    const ctx = service.app.ctx;
-    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
     /** One run of issues then their comments, as a sync of the whole connector orders them. */
-    const run = async () => {
-      const entities = [];
-      for (const name of ['issues', 'issue_comments']) {
-        const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
-        entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
-      }
-      const sync = new ConnectorSync({
-        ctx,
-        log: pino({ level: 'silent' }),
-        row,
-        connector: connectorInstance(ctx, row),
-        entities,
-        retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
-        signal: new AbortController().signal,
-      });
-      return sync.run();
-    };
+    const run = () => runEntities(id, ['issues', 'issue_comments']);
     const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
     const api = () => nock(JIRA).matchHeader('authorization', auth);
     const updated = new Date(Date.now() - 10.5 * MINUTE);
@@ -409,28 +412,78 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Notion: later syncs read pages newest first and stop at the page that reaches the mark; blocks only of the pages read', async () => {
+    const id = await create({ connector_type: 'notion', name: 'Notion', credentials: { access_token: 'ntn_incremental_secret' } });
+    const run = () => runEntities(id, ['pages', 'blocks']);
+    const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_incremental_secret').matchHeader('notion-version', '2025-09-03');
+    // Notion writes last_edited_time to the minute.
+    const minute = (ms: number) => new Date(Math.floor(ms / MINUTE) * MINUTE).toISOString().replace(':00.000Z', ':00.000Z');
+    const t0 = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
+    const page = (n: number, edited: number) => ({
+      object: 'page',
+      id: `page-${n}`,
+      created_time: minute(t0 - 600 * MINUTE),
+      last_edited_time: minute(edited),
+      parent: { type: 'workspace', workspace: true },
+      properties: {},
+    });
+    const block = (page: number, n: number) => ({
+      object: 'block',
+      id: `block-${page}-${n}`,
+      type: 'paragraph',
+      parent: { type: 'page_id', page_id: `page-${page}` },
+      has_children: false,
+    });
+    const list = (results: unknown[], next: string | null) => ({ object: 'list', results, next_cursor: next, has_more: next !== null });
+    const search = (body: Record<string, unknown>, results: unknown[], next: string | null) =>
+      api()
+        .post('/v1/search', { filter: { property: 'object', value: 'page' }, page_size: 100, ...body })
+        .reply(200, list(results, next));
+    const blocks = (pageNumber: number, results: unknown[]) =>
+      api().get(`/v1/blocks/page-${pageNumber}/children`).query({ page_size: '100' }).reply(200, list(results, null));
+    const newestFirst = { sort: { direction: 'descending', timestamp: 'last_edited_time' } };
+
+    // 1. First sync: every page (two pages of results, most recently edited first as Notion answers), every page's blocks.
+    search({}, [page(3, t0), page(2, t0 - 10 * MINUTE)], 'cursor-2');
+    search({ start_cursor: 'cursor-2' }, [page(1, t0 - 20 * MINUTE)], null);
+    for (const n of [3, 2, 1]) blocks(n, [block(n, 1)]);
+    const first = await run();
+    expect(first.map((o) => [o.entity, o.status, o.mode, o.records])).toEqual([
+      ['pages', 'ready', 'full', 3],
+      ['blocks', 'ready', 'full', 3],
+    ]);
+    expect(await entityState(id, 'pages')).toMatchObject({ mode: 'incremental', high_water_mark: minute(t0) });
+
+    // 2. Page 1 was edited (a block added). Newest first, the first answer already holds a page older than the
+    // mark minus the 5-minute overlap (page 2, 10 minutes before it): no second request, though Notion has more.
+    search(newestFirst, [page(1, t0 + 30 * MINUTE), page(3, t0), page(2, t0 - 10 * MINUTE)], 'cursor-more');
+    blocks(1, [block(1, 1), block(1, 2)]);
+    // Page 3 was read again (inside the overlap): its blocks are read too.
+    blocks(3, [block(3, 1)]);
+    const second = await run();
+    expect(second.map((o) => [o.entity, o.status, o.mode, o.records, o.pages])).toEqual([
+      ['pages', 'ready', 'incremental', 3, 1],
+      ['blocks', 'ready', 'incremental', 3, 2],
+    ]);
+    expect((await liveRecords(id, 'blocks')).map((r) => r.id)).toEqual(['block-1-1', 'block-1-2', 'block-2-1', 'block-3-1']);
+    expect(await entityState(id, 'pages')).toMatchObject({ last_mode: 'incremental', high_water_mark: minute(t0 + 30 * MINUTE) });
+
+    // 3. An answer out of that order cannot be cut short: it is read to its end. Only page 1 is inside the
+    // overlap of the new mark, so only its blocks are read.
+    search(newestFirst, [page(2, t0 - 10 * MINUTE), page(1, t0 + 30 * MINUTE)], 'cursor-unordered');
+    search({ ...newestFirst, start_cursor: 'cursor-unordered' }, [page(3, t0)], null);
+    blocks(1, [block(1, 1), block(1, 2)]);
+    const third = await run();
+    expect(third.map((o) => [o.entity, o.status, o.mode, o.records, o.pages])).toEqual([
+      ['pages', 'ready', 'incremental', 3, 2],
+      ['blocks', 'ready', 'incremental', 2, 1],
+    ]);
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
-    const ctx = service.app.ctx;
-    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
     /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */
-    const run = async () => {
-      const entities = [];
-      for (const name of ['tasks', 'comments']) {
-        const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
-        entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
-      }
-      const sync = new ConnectorSync({
-        ctx,
-        log: pino({ level: 'silent' }),
-        row,
-        connector: connectorInstance(ctx, row),
-        entities,
-        retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
-        signal: new AbortController().signal,
-      });
-      return sync.run();
-    };
+    const run = () => runEntities(id, ['tasks', 'comments']);
     const api = () => nock('https://api.clickup.com').matchHeader('authorization', 'pk_clickup_secret');
     const parents = () => {
       api()

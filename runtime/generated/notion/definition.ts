@@ -476,6 +476,20 @@ export const definition: ConnectorDefinition = {
           "public_url",
           "request_id"
         ],
+        "incremental": {
+          "action": "list",
+          "newestFirst": {
+            "sort": {
+              "direction": "descending",
+              "timestamp": "last_edited_time"
+            }
+          },
+          "field": "last_edited_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.notion.com/reference/post-search"
+        },
         "semantic": []
       },
       "actions": {
@@ -1478,7 +1492,7 @@ export const definition: ConnectorDefinition = {
           "entity": "pages",
           "field": "id",
           "param": "block_id",
-          "incrementalWithParent": false
+          "incrementalWithParent": true
         },
         "semantic": []
       },

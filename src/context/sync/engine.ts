@@ -40,7 +40,7 @@ import {
 } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
-import { changeFilterOf, changeFilterParams, changeTime, decideMode, type ModeDecision } from './incremental.js';
+import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
@@ -311,6 +311,8 @@ export class ConnectorSync {
     const filter = changeFilterOf(this.entity(name));
     if (decision.mode === 'incremental' && filter && decision.since)
       params = { ...params, ...changeFilterParams(filter, action, decision.since, params, walk.now) };
+    // A newest-first list has no filter: the walk stops where the records get older than the mark.
+    const stop = decision.mode === 'incremental' && filter?.newestFirst && decision.since ? new NewestFirstStop(filter, decision.since) : undefined;
     const fannedOut = Object.keys(context).length > 0;
     for (let page = 1; ; page += 1) {
       let result;
@@ -324,7 +326,12 @@ export class ConnectorSync {
       // A single object's get answers the record itself: it is a list of one.
       const items = Array.isArray(result.data) ? result.data : result.data !== null && typeof result.data === 'object' ? [result.data] : [];
       yield withDerivedFields(items, this.entity(name).search.derived, params);
-      if (result.next_params === undefined) return;
+      if (stop?.reachedOlder(items)) return;
+      if (result.next_params === undefined) {
+        if (stop && !stop.inOrder)
+          this.input.log.warn({ connector_id: this.input.row.id, entity: name }, 'the vendor did not list newest first: the incremental sync read every page');
+        return;
+      }
       const next = { ...params, ...result.next_params };
       if (canonicalJson(next) === canonicalJson(params)) {
         throw new PageError(name, `Reading ${name} (${describeContext(context)}page ${page}) failed: the vendor's pagination did not advance.`, undefined);
@@ -523,6 +530,13 @@ export class ConnectorSync {
     // go first. With no live record to begin with there is nothing to sweep (every record written is one the
     // walk read), so a first sync writes no notes and runs no sweep.
     const track = mode === 'full' && (await hasLiveRecords(ctx.store.db, scope));
+    // An incremental walk may read records older than the mark minus the overlap (a newest-first list's last
+    // page): they did not change, and neither did their children.
+    const since = mode === 'incremental' ? walk.decision.since : undefined;
+    const mayHaveChanged = (data: unknown) => {
+      const changed = filter && since ? changeTime(data, filter) : undefined;
+      return changed === undefined || since === undefined || changed >= since.getTime();
+    };
     if (track) await forgetSeen(ctx.store.db, scope);
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
@@ -538,7 +552,7 @@ export class ConnectorSync {
           if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
         }
       }
-      if (memo) for (const record of page.records) memo.push({ context: page.context, values: pick(record.data, memoFields) });
+      if (memo) for (const record of page.records) if (mayHaveChanged(record.data)) memo.push({ context: page.context, values: pick(record.data, memoFields) });
       try {
         await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
       } catch (error) {

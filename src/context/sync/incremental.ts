@@ -76,7 +76,7 @@ export function changeTime(record: unknown, filter: Pick<ChangeFilter, 'field' |
 }
 
 /** The instant written as the vendor's filter expects it. */
-export function formatMark(since: Date, format: ChangeFilter['format'], now: Date): string | number {
+export function formatMark(since: Date, format: NonNullable<ChangeFilter['format']>, now: Date): string | number {
   const ms = since.getTime();
   switch (format) {
     case 'iso8601':
@@ -95,8 +95,8 @@ export function formatMark(since: Date, format: ChangeFilter['format'], now: Dat
 }
 
 /**
- * The params that carry the change filter, to merge over the ones the walk would send otherwise
- * (`current`: defaults, page size, fan-out values).
+ * The params that carry the change filter (or ask for the newest-first order), to merge over the ones the
+ * walk would send otherwise (`current`: defaults, page size, fan-out values).
  */
 export function changeFilterParams(
   filter: ChangeFilter,
@@ -105,11 +105,47 @@ export function changeFilterParams(
   current: Record<string, unknown>,
   now: Date,
 ): Record<string, unknown> {
-  const value = formatMark(since, filter.format, now);
-  if (filter.template === undefined) return { [filter.param]: value };
-  const before = current[filter.param];
+  if (filter.newestFirst !== undefined) return { ...filter.newestFirst };
+  const { param, format } = filter;
+  // The generator requires param and format wherever newest_first is absent.
+  if (param === undefined || format === undefined) return {};
+  const value = formatMark(since, format, now);
+  if (filter.template === undefined) return { [param]: value };
+  const before = current[param];
   const text = filter.template.replaceAll('{value}', String(value)).replaceAll('{current}', before === undefined || before === null ? '' : String(before));
-  const type = action.params[filter.param]?.schema.type;
+  const type = action.params[param]?.schema.type;
   const isStructured = type === 'object' || type === 'array' || (Array.isArray(type) && (type.includes('object') || type.includes('array')));
-  return { [filter.param]: isStructured ? JSON.parse(text) : text.trim() };
+  return { [param]: isStructured ? JSON.parse(text) : text.trim() };
+}
+
+/**
+ * Where a newest-first walk may stop: after a page holding a record changed before `since`, as long as
+ * every record so far came in newest-first order (an answer out of order is read to its end).
+ */
+export class NewestFirstStop {
+  private previous: number | undefined;
+  private ordered = true;
+
+  constructor(
+    private readonly filter: ChangeFilter,
+    private readonly since: Date,
+  ) {}
+
+  /** Takes a page in the order read; true when the pages after it hold only older records. */
+  reachedOlder(items: unknown[]): boolean {
+    let older = false;
+    for (const item of items) {
+      const time = changeTime(item, this.filter);
+      if (time === undefined) continue;
+      if (this.previous !== undefined && time > this.previous) this.ordered = false;
+      this.previous = time;
+      if (time < this.since.getTime()) older = true;
+    }
+    return this.ordered && older;
+  }
+
+  /** False once a record came after an older one: the vendor did not answer newest first. */
+  get inOrder(): boolean {
+    return this.ordered;
+  }
 }
