@@ -480,6 +480,46 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Klaviyo: lists, flows and templates ask for greater-than(updated, mark - 5 min) after their first sync', async () => {
+    const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_incremental' } });
+    const api = () =>
+      nock('https://a.klaviyo.com').matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_incremental').matchHeader('revision', '2026-07-15');
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    const resource = (type: string, n: number, updated: number) => ({
+      type,
+      id: `${type}-${n}`,
+      attributes: { name: `${type} ${n}`, created: isoSeconds(t0 - 60 * MINUTE), updated: isoSeconds(updated) },
+      links: { self: `https://a.klaviyo.com/api/${type}s/${type}-${n}/` },
+    });
+    const cases = [
+      { entity: 'lists', path: '/api/lists', type: 'list', size: '10' },
+      { entity: 'flows', path: '/api/flows', type: 'flow', size: '50' },
+      { entity: 'email_templates', path: '/api/templates', type: 'template', size: '10' },
+    ];
+    for (const { entity, path, type, size } of cases) {
+      api()
+        .get(path)
+        .query({ 'page[size]': size })
+        .reply(200, { data: [resource(type, 1, t0), resource(type, 2, t0 + 20 * MINUTE)], links: { self: '', next: null } });
+      expect(await syncEntity(id, entity)).toMatchObject({
+        status: 'ready',
+        entity_count: 2,
+        last_mode: 'full',
+        high_water_mark: new Date(t0 + 20 * MINUTE).toISOString(),
+      });
+      api()
+        .get(path)
+        .query({ 'page[size]': size, filter: `greater-than(updated,${isoSeconds(t0 + 15 * MINUTE)})` })
+        .reply(200, { data: [resource(type, 1, t0 + 30 * MINUTE)], links: { self: '', next: null } });
+      expect(await syncEntity(id, entity)).toMatchObject({
+        status: 'ready',
+        entity_count: 2,
+        last_mode: 'incremental',
+        high_water_mark: new Date(t0 + 30 * MINUTE).toISOString(),
+      });
+    }
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
     /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */

@@ -514,6 +514,17 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "updated": "record.attributes.updated"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "greater-than(updated,{value})",
+          "field": "attributes.updated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.klaviyo.com/en/reference/get_lists"
+        },
         "semantic": []
       },
       "actions": {
@@ -544,6 +555,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the lists updated since then (fields: name, id, created, updated).",
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "guards": [],
@@ -1196,6 +1217,17 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "updated": "record.attributes.updated"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "greater-than(updated,{value})",
+          "field": "attributes.updated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.klaviyo.com/en/reference/get_flows"
+        },
         "semantic": []
       },
       "actions": {
@@ -1226,6 +1258,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the flows updated since then (fields: id, name, status, archived, created, updated, trigger_type).",
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "guards": [],
@@ -1374,6 +1416,17 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "updated": "record.attributes.updated"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "greater-than(updated,{value})",
+          "field": "attributes.updated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.klaviyo.com/en/reference/get_templates"
+        },
         "semantic": [
           {
             "field": "attributes.html",
@@ -1413,6 +1466,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the templates updated since then (fields: id, name, created, updated).",
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "guards": [],

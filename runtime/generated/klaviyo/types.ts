@@ -54,6 +54,8 @@ export interface KlaviyoListsListParams {
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the lists updated since then (fields: name, id, created, updated). */
+  filter?: string;
 }
 
 export interface KlaviyoListsListPagination {
@@ -170,6 +172,8 @@ export interface KlaviyoFlowsListParams {
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the flows updated since then (fields: id, name, status, archived, created, updated, trigger_type). */
+  filter?: string;
 }
 
 export interface KlaviyoFlowsListPagination {
@@ -200,6 +204,8 @@ export interface KlaviyoEmailTemplatesListParams {
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the templates updated since then (fields: id, name, created, updated). */
+  filter?: string;
 }
 
 export interface KlaviyoEmailTemplatesListPagination {

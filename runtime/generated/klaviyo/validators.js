@@ -243,13 +243,17 @@ const schema13 = {
         "page[cursor]": {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "filter": {
+            "type": "string",
+            "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the lists updated since then (fields: name, id, created, updated)."
         }
     },
     "additionalProperties": false
 };
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="lists__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
+        if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -337,14 +341,32 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        if (typeof data.filter !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
@@ -1020,13 +1042,17 @@ const schema20 = {
         "page[cursor]": {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "filter": {
+            "type": "string",
+            "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the flows updated since then (fields: id, name, status, archived, created, updated, trigger_type)."
         }
     },
     "additionalProperties": false
 };
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="flows__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
+        if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1114,14 +1140,32 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        if (typeof data.filter !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
@@ -1230,13 +1274,17 @@ const schema22 = {
         "page[cursor]": {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "filter": {
+            "type": "string",
+            "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the templates updated since then (fields: id, name, created, updated)."
         }
     },
     "additionalProperties": false
 };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="email_templates__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
+        if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1324,14 +1372,32 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        if (typeof data.filter !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
