@@ -530,6 +530,7 @@ export class ConnectorSync {
     // go first. With no live record to begin with there is nothing to sweep (every record written is one the
     // walk read), so a first sync writes no notes and runs no sweep.
     const track = mode === 'full' && (await hasLiveRecords(ctx.store.db, scope));
+    if (track) await forgetSeen(ctx.store.db, scope);
     // An incremental walk may read records older than the mark minus the overlap (a newest-first list's last
     // page): they did not change, and neither did their children.
     const since = mode === 'incremental' ? walk.decision.since : undefined;
@@ -537,7 +538,6 @@ export class ConnectorSync {
       const changed = filter && since ? changeTime(data, filter) : undefined;
       return changed === undefined || since === undefined || changed >= since.getTime();
     };
-    if (track) await forgetSeen(ctx.store.db, scope);
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
     // A page is accounted for (counts, change times, parents, observers) while the next one is written.
