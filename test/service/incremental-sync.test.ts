@@ -412,6 +412,59 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it("Jira: comments synced for the first time after their issues are read for every stored issue, then follow the issues' changes", async () => {
+    const id = await create({
+      connector_type: 'jira',
+      name: 'Jira comments later',
+      replication_config: { subdomain: 'acme' },
+      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
+    });
+    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
+    const api = () => nock(JIRA).matchHeader('authorization', auth);
+    const updated = new Date(Date.now() - 10.5 * MINUTE);
+    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
+    const issue = (n: number) => ({
+      id: String(10000 + n),
+      key: `ABC-${n}`,
+      fields: { summary: `Issue ${n}`, updated: jiraTime(updated), project: { id: '10000', key: 'ABC' } },
+    });
+    const projects = () =>
+      api()
+        .get('/rest/api/3/project/search')
+        .query(true)
+        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+    const search = (jql: string, issues: unknown[]) =>
+      api().get('/rest/api/3/search/jql').query({ jql, fields: '*navigable', maxResults: '100' }).reply(200, { issues, isLast: true });
+    const incrementalJql = 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC';
+
+    // 1. Issues alone (the comments were not synced yet, as on a store from before they could be).
+    projects();
+    search('project = 10000', [issue(1), issue(2)]);
+    expect((await runEntities(id, ['issues'])).map((o) => [o.entity, o.mode])).toEqual([['issues', 'full']]);
+
+    // 2. Nothing changed, but the comments' first sync reads every stored issue's comments.
+    projects();
+    search(incrementalJql, []);
+    for (const n of [1, 2])
+      api()
+        .get(`/rest/api/3/issue/${10000 + n}/comment`)
+        .reply(200, { startAt: 0, maxResults: 100, total: 0, comments: [] });
+    const second = await runEntities(id, ['issues', 'issue_comments']);
+    expect(second.map((o) => [o.entity, o.status, o.mode])).toEqual([
+      ['issues', 'ready', 'incremental'],
+      ['issue_comments', 'ready', 'full'],
+    ]);
+
+    // 3. From then on they follow the issues: no issue changed, no comment request.
+    projects();
+    search(incrementalJql, []);
+    const third = await runEntities(id, ['issues', 'issue_comments']);
+    expect(third.map((o) => [o.entity, o.status, o.mode, o.pages])).toEqual([
+      ['issues', 'ready', 'incremental', 1],
+      ['issue_comments', 'ready', 'incremental', 0],
+    ]);
+  });
+
   it('Notion: later syncs read pages newest first and stop at the page that reaches the mark; blocks only of the pages read', async () => {
     const id = await create({ connector_type: 'notion', name: 'Notion', credentials: { access_token: 'ntn_incremental_secret' } });
     const run = () => runEntities(id, ['pages', 'blocks']);

@@ -343,8 +343,11 @@ export class ConnectorSync {
     }
   }
 
-  /** The params to call `name`'s list with: {} for a root entity, else one set per parent record. */
-  private async *contexts(name: string): AsyncGenerator<Record<string, unknown>> {
+  /**
+   * The params to call `name`'s list with: {} for a root entity, else one set per parent record (with
+   * `changedParentsOnly`, per parent this run read as changed: a child that follows its parent's changes).
+   */
+  private async *contexts(name: string, changedParentsOnly = false): AsyncGenerator<Record<string, unknown>> {
     const entity = this.entity(name);
     const fanOut = entity.search.fanOut;
     if (!fanOut) {
@@ -355,8 +358,8 @@ export class ConnectorSync {
     const failed = this.failedParents.get(fanOut.entity);
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
     const parents =
+      (changedParentsOnly ? this.changedParents.get(fanOut.entity) : undefined) ??
       this.memo.get(fanOut.entity) ??
-      (fanOut.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined) ??
       (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
     for await (const parent of parents) {
@@ -439,7 +442,8 @@ export class ConnectorSync {
     const now = new Date();
     const fanOut = entity.search.fanOut;
     const changed = fanOut?.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined;
-    if (filter === undefined && fanOut && changed) {
+    // Until its own first full walk (a child made syncable after its parent's first sync), every parent's children are read.
+    if (filter === undefined && fanOut && changed && (await incrementalState(this.input.ctx.store.db, this.input.row.id, name))?.lastFullSweepAt) {
       const read = syncAction(entity);
       const why = `only the children of the ${changed.length} ${fanOut.entity} that changed`;
       return { actionName: read.name, action: read.action, decision: { mode: 'incremental', why }, now };
@@ -569,7 +573,8 @@ export class ConnectorSync {
       if (page) await account(page);
     };
     try {
-      for await (const context of this.contexts(name)) {
+      const changedParentsOnly = mode === 'incremental' && filter === undefined && entity.search.fanOut?.incrementalWithParent === true;
+      for await (const context of this.contexts(name, changedParentsOnly)) {
         // The next page is read while this one is written.
         for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
