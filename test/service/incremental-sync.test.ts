@@ -37,6 +37,18 @@ interface CacheEntity {
 /** ISO 8601 at whole seconds, as Harvest writes it. */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
+/** Jira Cloud's instants, with a +0000 offset. */
+const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
+const JIRA_AUTH = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
+/** Jira requests carrying the connector's basic credentials. */
+const jiraApi = () => nock(JIRA).matchHeader('authorization', JIRA_AUTH);
+/** The one project every Jira test lists its issues from. */
+const jiraProjects = () =>
+  jiraApi()
+    .get('/rest/api/3/project/search')
+    .query(true)
+    .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+
 describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   let service: TestService;
   let tenant: Tenant;
@@ -62,6 +74,9 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.id;
   }
+
+  const createJira = (name: string) =>
+    create({ connector_type: 'jira', name, replication_config: { subdomain: 'acme' }, credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' } });
 
   async function entityState(id: string, entity: string): Promise<CacheEntity> {
     const res = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: CacheEntity[] } }>(`${CONNECTORS}/${id}/inspect`);
@@ -213,39 +228,26 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   });
 
   it('Jira: issues are read per project, then with a relative JQL filter on updated (time-zone independent)', async () => {
-    const id = await create({
-      connector_type: 'jira',
-      name: 'Jira',
-      replication_config: { subdomain: 'acme' },
-      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
-    });
-    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
-    const api = () => nock(JIRA).matchHeader('authorization', auth);
+    const id = await createJira('Jira');
     // 10.5 minutes ago: with the 5-minute overlap the filter reaches 15.5 minutes back, sent as 16 whole minutes.
     const updated = new Date(Date.now() - 10.5 * MINUTE);
-    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
     const issue = (n: number, at: Date) => ({
       id: String(10000 + n),
       key: `ABC-${n}`,
       self: `${JIRA}/rest/api/3/issue/${10000 + n}`,
       fields: { summary: `Issue ${n}`, updated: jiraTime(at), project: { id: '10000', key: 'ABC' } },
     });
-    const projects = () =>
-      api()
-        .get('/rest/api/3/project/search')
-        .query(true)
-        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
 
-    projects();
-    api()
+    jiraProjects();
+    jiraApi()
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, updated)], isLast: true });
     const first = await syncEntity(id, 'issues');
     expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: updated.toISOString() });
 
-    projects();
-    api()
+    jiraProjects();
+    jiraApi()
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(2, updated), issue(3, new Date(updated.getTime() + MINUTE))], isLast: true });
@@ -316,18 +318,10 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   });
 
   it('Jira: comments are read for every issue by a full walk, then only for the issues an incremental sync read; the next full walk sweeps', async () => {
-    const id = await create({
-      connector_type: 'jira',
-      name: 'Jira comments',
-      replication_config: { subdomain: 'acme' },
-      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
-    });
+    const id = await createJira('Jira comments');
     /** One run of issues then their comments, as a sync of the whole connector orders them. */
     const run = () => runEntities(id, ['issues', 'issue_comments']);
-    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
-    const api = () => nock(JIRA).matchHeader('authorization', auth);
     const updated = new Date(Date.now() - 10.5 * MINUTE);
-    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
     const issue = (n: number, at: Date) => ({
       id: String(10000 + n),
       key: `ABC-${n}`,
@@ -341,17 +335,12 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       updated: jiraTime(updated),
     });
     const comments = (issueId: string, list: unknown[]) =>
-      api().get(`/rest/api/3/issue/${issueId}/comment`).reply(200, { startAt: 0, maxResults: 100, total: list.length, comments: list });
-    const projects = () =>
-      api()
-        .get('/rest/api/3/project/search')
-        .query(true)
-        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+      jiraApi().get(`/rest/api/3/issue/${issueId}/comment`).reply(200, { startAt: 0, maxResults: 100, total: list.length, comments: list });
     const stored = async () => (await liveRecords(id, 'issue_comments')).map((r) => [r.id, r.data.issueId, r.deleted]);
 
     // 1. First sync: every issue, and every issue's comments.
-    projects();
-    api()
+    jiraProjects();
+    jiraApi()
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, updated)], isLast: true });
@@ -364,8 +353,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
 
     // 2. Issue 2 got a comment, which moved its updated: only its comments are read again (no request for issue 1's).
-    projects();
-    api()
+    jiraProjects();
+    jiraApi()
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(2, new Date(updated.getTime() + MINUTE))], isLast: true });
@@ -393,8 +382,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .where('connector_id', '=', id)
       .where('entity', '=', 'issues')
       .execute();
-    projects();
-    api()
+    jiraProjects();
+    jiraApi()
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, new Date(updated.getTime() + MINUTE))], isLast: true });
@@ -413,40 +402,27 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   });
 
   it("Jira: comments synced for the first time after their issues are read for every stored issue, then follow the issues' changes", async () => {
-    const id = await create({
-      connector_type: 'jira',
-      name: 'Jira comments later',
-      replication_config: { subdomain: 'acme' },
-      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
-    });
-    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
-    const api = () => nock(JIRA).matchHeader('authorization', auth);
+    const id = await createJira('Jira comments later');
     const updated = new Date(Date.now() - 10.5 * MINUTE);
-    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
     const issue = (n: number) => ({
       id: String(10000 + n),
       key: `ABC-${n}`,
       fields: { summary: `Issue ${n}`, updated: jiraTime(updated), project: { id: '10000', key: 'ABC' } },
     });
-    const projects = () =>
-      api()
-        .get('/rest/api/3/project/search')
-        .query(true)
-        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
     const search = (jql: string, issues: unknown[]) =>
-      api().get('/rest/api/3/search/jql').query({ jql, fields: '*navigable', maxResults: '100' }).reply(200, { issues, isLast: true });
+      jiraApi().get('/rest/api/3/search/jql').query({ jql, fields: '*navigable', maxResults: '100' }).reply(200, { issues, isLast: true });
     const incrementalJql = 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC';
 
     // 1. Issues alone (the comments were not synced yet, as on a store from before they could be).
-    projects();
+    jiraProjects();
     search('project = 10000', [issue(1), issue(2)]);
     expect((await runEntities(id, ['issues'])).map((o) => [o.entity, o.mode])).toEqual([['issues', 'full']]);
 
     // 2. Nothing changed, but the comments' first sync reads every stored issue's comments.
-    projects();
+    jiraProjects();
     search(incrementalJql, []);
     for (const n of [1, 2])
-      api()
+      jiraApi()
         .get(`/rest/api/3/issue/${10000 + n}/comment`)
         .reply(200, { startAt: 0, maxResults: 100, total: 0, comments: [] });
     const second = await runEntities(id, ['issues', 'issue_comments']);
@@ -456,7 +432,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
 
     // 3. From then on they follow the issues: no issue changed, no comment request.
-    projects();
+    jiraProjects();
     search(incrementalJql, []);
     const third = await runEntities(id, ['issues', 'issue_comments']);
     expect(third.map((o) => [o.entity, o.status, o.mode, o.pages])).toEqual([
