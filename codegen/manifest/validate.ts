@@ -398,7 +398,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
               report(
                 [...at, 'newest_first', name],
                 'incremental-action',
-                `newest_first param "${name}" ${paramValues().errorsText(paramValues().errors, { dataVar: 'value' })}`,
+                `newest_first param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`,
               );
           }
         } else if (incremental.param === undefined || incremental.format === undefined) {

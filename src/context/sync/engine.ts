@@ -134,6 +134,8 @@ interface Walk {
   action: ActionDefinition;
   decision: ModeDecision;
   now: Date;
+  /** For a child that follows its parent's changes: the parents this run read as changed, the only ones whose children are read. */
+  changedParents?: ParentRow[];
 }
 
 /** Stored parent records read per query when children of an incrementally synced parent are walked. */
@@ -344,10 +346,10 @@ export class ConnectorSync {
   }
 
   /**
-   * The params to call `name`'s list with: {} for a root entity, else one set per parent record (with
-   * `changedParentsOnly`, per parent this run read as changed: a child that follows its parent's changes).
+   * The params to call `name`'s list with: {} for a root entity, else one set per parent record (per
+   * record of `only` when given: the changed parents of a child that follows them).
    */
-  private async *contexts(name: string, changedParentsOnly = false): AsyncGenerator<Record<string, unknown>> {
+  private async *contexts(name: string, only?: ParentRow[]): AsyncGenerator<Record<string, unknown>> {
     const entity = this.entity(name);
     const fanOut = entity.search.fanOut;
     if (!fanOut) {
@@ -358,7 +360,7 @@ export class ConnectorSync {
     const failed = this.failedParents.get(fanOut.entity);
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
     const parents =
-      (changedParentsOnly ? this.changedParents.get(fanOut.entity) : undefined) ??
+      only ??
       this.memo.get(fanOut.entity) ??
       (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
@@ -441,12 +443,12 @@ export class ConnectorSync {
     const filter = changeFilterOf(entity);
     const now = new Date();
     const fanOut = entity.search.fanOut;
-    const changed = fanOut?.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined;
+    const changedParents = fanOut?.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined;
     // Until its own first full walk (a child made syncable after its parent's first sync), every parent's children are read.
-    if (filter === undefined && fanOut && changed && (await incrementalState(this.input.ctx.store.db, this.input.row.id, name))?.lastFullSweepAt) {
+    if (filter === undefined && fanOut && changedParents && (await incrementalState(this.input.ctx.store.db, this.input.row.id, name))?.lastFullSweepAt) {
       const read = syncAction(entity);
-      const why = `only the children of the ${changed.length} ${fanOut.entity} that changed`;
-      return { actionName: read.name, action: read.action, decision: { mode: 'incremental', why }, now };
+      const why = `only the children of the ${changedParents.length} ${fanOut.entity} that changed`;
+      return { actionName: read.name, action: read.action, decision: { mode: 'incremental', why }, now, changedParents };
     }
     const decision = decideMode(filter, filter ? await incrementalState(this.input.ctx.store.db, this.input.row.id, name) : undefined, now);
     if (decision.mode === 'incremental' && filter) {
@@ -537,11 +539,7 @@ export class ConnectorSync {
     if (track) await forgetSeen(ctx.store.db, scope);
     // An incremental walk may read records older than the mark minus the overlap (a newest-first list's last
     // page): they did not change, and neither did their children.
-    const since = mode === 'incremental' ? walk.decision.since : undefined;
-    const mayHaveChanged = (data: unknown) => {
-      const changed = filter && since ? changeTime(data, filter) : undefined;
-      return changed === undefined || since === undefined || changed >= since.getTime();
-    };
+    const since = mode === 'incremental' ? walk.decision.since?.getTime() : undefined;
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
     // A page is accounted for (counts, change times, parents, observers) while the next one is written.
@@ -550,13 +548,14 @@ export class ConnectorSync {
       counts.pages += 1;
       counts.records += page.records.length;
       counts.changed += written.changed.length;
-      if (filter) {
+      if (filter || memo) {
         for (const record of page.records) {
-          const changed = changeTime(record.data, filter);
+          const changed = filter ? changeTime(record.data, filter) : undefined;
           if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
+          if (memo && (changed === undefined || since === undefined || changed >= since))
+            memo.push({ context: page.context, values: pick(record.data, memoFields) });
         }
       }
-      if (memo) for (const record of page.records) if (mayHaveChanged(record.data)) memo.push({ context: page.context, values: pick(record.data, memoFields) });
       try {
         await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
       } catch (error) {
@@ -573,8 +572,7 @@ export class ConnectorSync {
       if (page) await account(page);
     };
     try {
-      const changedParentsOnly = mode === 'incremental' && filter === undefined && entity.search.fanOut?.incrementalWithParent === true;
-      for await (const context of this.contexts(name, changedParentsOnly)) {
+      for await (const context of this.contexts(name, walk.changedParents)) {
         // The next page is read while this one is written.
         for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
