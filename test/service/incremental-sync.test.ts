@@ -549,6 +549,67 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     }
   });
 
+  it("Typeform: each form's responses are asked for since the mark minus an hour after their first sync", async () => {
+    const id = await create({ connector_type: 'typeform', name: 'Typeform', credentials: { access_token: 'tfp_incremental_token' } });
+    const api = () => nock('https://api.typeform.com').matchHeader('authorization', 'Bearer tfp_incremental_token');
+    const t0 = Math.floor((Date.now() - 5 * 60 * MINUTE) / 1000) * 1000;
+    const answer = (token: string, submitted: number) => ({ token, response_id: token, submitted_at: isoSeconds(submitted), answers: [] });
+    const forms = () =>
+      api()
+        .get('/forms')
+        .query({ page_size: '200' })
+        .reply(200, {
+          total_items: 2,
+          page_count: 1,
+          items: [
+            { id: 'F1', title: 'One' },
+            { id: 'F2', title: 'Two' },
+          ],
+        });
+    forms();
+    api()
+      .get('/forms/F1/responses')
+      .query({ page_size: '1000' })
+      .reply(200, { total_items: 2, page_count: 1, items: [answer('a2', t0 + 120 * MINUTE), answer('a1', t0)] });
+    api().get('/forms/F1/responses').query({ page_size: '1000', before: 'a1' }).reply(200, { total_items: 2, page_count: 1, items: [] });
+    api()
+      .get('/forms/F2/responses')
+      .query({ page_size: '1000' })
+      .reply(200, { total_items: 1, page_count: 1, items: [answer('b1', t0 + 60 * MINUTE)] });
+    api().get('/forms/F2/responses').query({ page_size: '1000', before: 'b1' }).reply(200, { total_items: 1, page_count: 1, items: [] });
+    expect(await syncEntity(id, 'responses')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'full',
+      high_water_mark: new Date(t0 + 120 * MINUTE).toISOString(),
+    });
+    // The mark minus the hour of overlap, to the second with a Z, as Typeform's since takes it (inclusive).
+    const since = isoSeconds(t0 + 60 * MINUTE);
+    forms();
+    api()
+      .get('/forms/F1/responses')
+      .query({ page_size: '1000', since })
+      .reply(200, { total_items: 2, page_count: 1, items: [answer('a3', t0 + 180 * MINUTE), answer('a2', t0 + 120 * MINUTE)] });
+    api().get('/forms/F1/responses').query({ page_size: '1000', since, before: 'a2' }).reply(200, { total_items: 2, page_count: 1, items: [] });
+    api()
+      .get('/forms/F2/responses')
+      .query({ page_size: '1000', since })
+      .reply(200, { total_items: 1, page_count: 1, items: [answer('b1', t0 + 60 * MINUTE)] });
+    api().get('/forms/F2/responses').query({ page_size: '1000', since, before: 'b1' }).reply(200, { total_items: 1, page_count: 1, items: [] });
+    expect(await syncEntity(id, 'responses')).toMatchObject({
+      status: 'ready',
+      entity_count: 4,
+      last_mode: 'incremental',
+      high_water_mark: new Date(t0 + 180 * MINUTE).toISOString(),
+    });
+    expect((await liveRecords(id, 'responses')).map((r) => [r.id, r.data.form_id, r.deleted])).toEqual([
+      ['a1', 'F1', false],
+      ['a2', 'F1', false],
+      ['a3', 'F1', false],
+      ['b1', 'F2', false],
+    ]);
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
     /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */

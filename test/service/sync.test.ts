@@ -317,16 +317,26 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const removed = upstream.forms.splice(2, 1)[0] as Rec;
     const done = await syncAndSettle(a, id);
     expect(done.forms).toMatchObject({ status: 'ready', entity_count: 3 });
-    // Its responses went with it: the fan-out no longer visits the form.
-    expect(done.responses).toMatchObject({ status: 'ready', entity_count: 3 });
     const forms = await records(id, 'forms');
     expect(forms.filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form3']);
+    // Responses are read incrementally (since): the removed form's response waits for their full walk.
+    expect(done.responses).toMatchObject({ status: 'ready', entity_count: 4 });
+    await service.store.db
+      .updateTable('context_sync_state')
+      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
+      .where('connector_id', '=', id)
+      .where('entity', '=', 'responses')
+      .execute();
+    const swept = await syncAndSettle(a, id);
+    // Its responses went with it: the full walk no longer visits the form.
+    expect(swept.responses).toMatchObject({ status: 'ready', entity_count: 3 });
     expect((await records(id, 'responses')).filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form3-r1']);
 
     batches.length = 0;
     upstream.forms.splice(2, 0, removed);
     const back = await syncAndSettle(a, id);
     expect(back.forms).toMatchObject({ entity_count: 4 });
+    // Submitted within the overlap, the response is read again by the incremental walk.
     expect(back.responses).toMatchObject({ entity_count: 4 });
     expect((await records(id, 'forms')).every((r) => r.deleted_at === null)).toBe(true);
     // Reappearing records are reported again (their index entries may have been dropped).

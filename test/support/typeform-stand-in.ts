@@ -1,8 +1,8 @@
 /**
  * A stand-in for the Typeform API on 127.0.0.1 (point UPSTREAM_BASE_URLS / upstreamBaseUrls.typeform at
  * its url): GET /forms pages by page number with page_count, GET /forms/{id}/responses walks with
- * before=<last token> until an empty page, as Typeform does. The data, page sizes, failures and delays
- * are set by the test; every request is logged.
+ * before=<last token> until an empty page, as Typeform does, narrowed by since. The data, page sizes,
+ * failures and delays are set by the test; every request is logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,7 +81,9 @@ export async function startTypeformStandIn(options: { token?: string; formsPerPa
     if (match) {
       const formId = decodeURIComponent(match[1] as string);
       if (!state.forms.some((f) => f.id === formId)) return send(res, 404, { code: 'FORM_NOT_FOUND', description: 'Non existing form with uid ' + formId });
-      const all = state.responses.get(formId) ?? [];
+      // since: responses submitted at or after it (inclusive, to the second), as Typeform documents.
+      const since = url.searchParams.get('since');
+      const all = (state.responses.get(formId) ?? []).filter((r) => since === null || Date.parse(String(r.submitted_at)) >= Date.parse(since));
       const before = url.searchParams.get('before');
       const start = before === null ? 0 : all.findIndex((r) => r.token === before) + 1;
       const items = start <= 0 && before !== null ? [] : all.slice(start, start + state.responsesPerPage);

@@ -500,6 +500,16 @@ export const definition: ConnectorDefinition = {
           "param": "form_id",
           "incrementalWithParent": false
         },
+        "incremental": {
+          "action": "list",
+          "param": "since",
+          "format": "iso8601",
+          "field": "submitted_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 3600,
+          "fullSweepHours": 24,
+          "docs": "https://www.typeform.com/developers/responses/reference/retrieve-responses/"
+        },
         "semantic": []
       },
       "actions": {
