@@ -687,8 +687,8 @@ export type Source = string;
 
 /** A page with fewer records than the limit ends the walk. */
 export interface ShortPage {
-  /** The page-size param of the action. */
-  limit_param: string;
+  /** The page-size param of the action; absent where the vendor's page size is fixed. */
+  limit_param?: string;
   /** The vendor's page size when the param is not sent. */
   default_limit: number;
 }

@@ -125,7 +125,8 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
 /** Whether the page was shorter than the limit, which ends walks that would otherwise go on. */
 function shortPage(rule: ShortPage | undefined, ctx: PageContext): boolean {
   if (rule === undefined) return false;
-  const limit = Number(ctx.params[rule.limit_param] ?? rule.default_limit);
+  const sent = rule.limit_param === undefined ? undefined : ctx.params[rule.limit_param];
+  const limit = Number(sent ?? rule.default_limit);
   return ctx.recordCount < limit;
 }
 

@@ -441,28 +441,31 @@ describe('zendesk-talk get', () => {
 // Incremental exports (start_time required; next_page always returned)
 // ---------------------------------------------------------------------------------------------
 describe('zendesk-talk incremental exports', () => {
-  it('calls list walks two pages with the start_time of the next_page URL', async () => {
+  it('calls list walks two pages with the start_time of the next_page URL, and ends at a page short of 1000', async () => {
     const next1 = `${HOST}${BASE}/stats/incremental/calls.json?start_time=1547635325`;
     const next2 = `${HOST}${BASE}/stats/incremental/calls.json?start_time=1547635502`;
+    // A full page: the exports return at most 1000 records.
+    const full = Array.from({ length: 1000 }, (_, i) => ({ ...call1, id: 1000 + i }));
     const scope = api()
       .get(`${BASE}/stats/incremental/calls`)
       .query({ start_time: '1547635159' })
-      .reply(200, { calls: [call1], count: 1, end_time: 1547635325, next_page: next1 })
+      .reply(200, { calls: full, count: 1000, end_time: 1547635325, next_page: next1 })
       .get(`${BASE}/stats/incremental/calls`)
       .query({ start_time: '1547635325' })
       .reply(200, { calls: [call2], count: 1, end_time: 1547635502, next_page: next2 });
     const c = talk();
 
     const page1 = await c.execute('calls', 'list', { start_time: 1547635159 });
-    expect(page1.data).toEqual([call1]);
+    expect(page1.data).toEqual(full);
     expect(page1.pagination).toEqual({ next_page: next1 });
     expect(page1.next_params).toEqual({ start_time: 1547635325 });
 
     const page2 = await c.execute('calls', 'list', { start_time: 1547635159, ...page1.next_params });
     expect(page2.data).toEqual([call2]);
-    // Zendesk returns the URL of the next export even when nothing more is available yet.
+    // Zendesk returns the URL of the next export even when nothing more is available yet (caught up, it may
+    // be the URL just requested): the short page ends the walk, and the URL stays in the block for polling.
     expect(page2.pagination).toEqual({ next_page: next2 });
-    expect(page2.next_params).toEqual({ start_time: 1547635502 });
+    expect(page2.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
   });
 
@@ -477,7 +480,8 @@ describe('zendesk-talk incremental exports', () => {
 
     expect(res.data).toEqual([leg1]);
     expect(res.pagination).toEqual({ next_page: next });
-    expect(res.next_params).toEqual({ start_time: 1547635285 });
+    // One leg of at most 1000: the export has caught up.
+    expect(res.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
   });
 

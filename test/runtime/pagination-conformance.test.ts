@@ -58,7 +58,7 @@ function page(action: ActionDefinition & { pagination: PaginationDefinition }, s
   const def = action.pagination;
   const view: PageView = { body: {}, headers: new Headers() };
   const shortPage = 'short_page_ends' in def ? def.short_page_ends : undefined;
-  const full = shortPage === undefined ? 1 : Number(sent[shortPage.limit_param] ?? shortPage.default_limit);
+  const full = shortPage === undefined ? 1 : Number((shortPage.limit_param === undefined ? undefined : sent[shortPage.limit_param]) ?? shortPage.default_limit);
   const more = next !== undefined;
   switch (def.style) {
     case 'next_url': {

@@ -471,6 +471,12 @@ interface PagePlan {
   headers: Record<string, string>;
 }
 
+/** The page-size param that makes two records a full page, where a short page ends the walk. */
+function twoRecordPages(rule: { limit_param?: string; default_limit: number }): Rec {
+  if (rule.limit_param === undefined) throw new Error(`a fixed page size of ${rule.default_limit} records: write a case in CASES`);
+  return { [rule.limit_param]: 2 };
+}
+
 /** What page 1 (there is a next page) and page 2 (the last) answer for this pagination, and the next_params page 1 must give. */
 function paginationPlan(
   action: ActionDefinition,
@@ -507,7 +513,7 @@ function paginationPlan(
         // An export that always sends a next URL ends on its short last page instead.
         second: (b) => plan(b, (p) => put(p, def.next_url, def.short_page_ends ? url : null)),
         nextParams: { [name]: value },
-        ...(def.short_page_ends && { pageSize: { [def.short_page_ends.limit_param]: 2 } }),
+        ...(def.short_page_ends && { pageSize: twoRecordPages(def.short_page_ends) }),
         lastPageEmpty: false,
       };
     }
@@ -518,7 +524,7 @@ function paginationPlan(
         first: (b) => plan(b, () => undefined),
         second: (b) => plan(b, () => undefined),
         nextParams: { [def.cursor_param]: def.increment !== undefined && typeof value === 'number' ? value + def.increment : value },
-        ...(def.short_page_ends && { pageSize: { [def.short_page_ends.limit_param]: 2 } }),
+        ...(def.short_page_ends && { pageSize: twoRecordPages(def.short_page_ends) }),
         lastPageEmpty: def.short_page_ends === undefined,
       };
     }

@@ -610,6 +610,46 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Zendesk Talk: a caught-up export page (short of 1000 calls) ends the walk, though Zendesk always sends a next_page', async () => {
+    const id = await create({
+      connector_type: 'zendesk-talk',
+      name: 'Zendesk Talk',
+      replication_config: { subdomain: 'acme' },
+      credentials: { email: 'ana@acme.com', api_token: 'talk-incremental-token' },
+    });
+    const basic = `Basic ${Buffer.from('ana@acme.com/token:talk-incremental-token').toString('base64')}`;
+    const api = () => nock('https://acme.zendesk.com').matchHeader('authorization', basic);
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    const call = (n: number, updated: number) => ({ id: n, created_at: isoSeconds(t0 - 60 * MINUTE), updated_at: isoSeconds(updated), direction: 'inbound' });
+    // Caught up, the next_page URL is the one just requested (Zendesk answers it with the last call again).
+    const exportPage = (calls: unknown[], startTime: number) => ({
+      calls,
+      count: calls.length,
+      end_time: startTime,
+      next_page: `https://acme.zendesk.com/api/v2/channels/voice/stats/incremental/calls.json?start_time=${startTime}`,
+    });
+    api()
+      .get('/api/v2/channels/voice/stats/incremental/calls')
+      .query({ start_time: '0' })
+      .reply(200, exportPage([call(1, t0), call(2, t0 + 20 * MINUTE)], (t0 + 20 * MINUTE) / 1000));
+    expect(await syncEntity(id, 'calls')).toMatchObject({
+      status: 'ready',
+      entity_count: 2,
+      last_mode: 'full',
+      high_water_mark: new Date(t0 + 20 * MINUTE).toISOString(),
+    });
+    api()
+      .get('/api/v2/channels/voice/stats/incremental/calls')
+      .query({ start_time: String((t0 + 15 * MINUTE) / 1000) })
+      .reply(200, exportPage([call(2, t0 + 20 * MINUTE), call(3, t0 + 30 * MINUTE)], (t0 + 30 * MINUTE) / 1000));
+    expect(await syncEntity(id, 'calls')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(t0 + 30 * MINUTE).toISOString(),
+    });
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
     /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */

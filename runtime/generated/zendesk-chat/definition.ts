@@ -152,7 +152,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
+  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up; a page with fewer records than the limit (1000 by default) has no next_params, as the export has caught up: poll later from the pagination block's next_page. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
   "check": {
     "entity": "accounts",
     "action": "get",
@@ -478,7 +478,11 @@ export const definition: ConnectorDefinition = {
               "next_page": "body.next_page",
               "count": "body.count"
             },
-            "next_url": "body.next_page"
+            "next_url": "body.next_page",
+            "short_page_ends": {
+              "limit_param": "limit",
+              "default_limit": 1000
+            }
           },
           "idempotent": true,
           "destructive": false,
@@ -844,7 +848,11 @@ export const definition: ConnectorDefinition = {
               "next_page": "body.next_page",
               "count": "body.count"
             },
-            "next_url": "body.next_page"
+            "next_url": "body.next_page",
+            "short_page_ends": {
+              "limit_param": "limit",
+              "default_limit": 1000
+            }
           },
           "idempotent": true,
           "destructive": false,

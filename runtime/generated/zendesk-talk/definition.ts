@@ -160,7 +160,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
+  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up (then possibly the URL just requested); a page with fewer than 1000 records has no next_params, as the export has caught up: poll later from the pagination block's next_page. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
   "check": {
     "entity": "phone_numbers",
     "action": "list",
@@ -2093,7 +2093,10 @@ export const definition: ConnectorDefinition = {
             "block": {
               "next_page": "body.next_page"
             },
-            "next_url": "body.next_page"
+            "next_url": "body.next_page",
+            "short_page_ends": {
+              "default_limit": 1000
+            }
           },
           "idempotent": true,
           "destructive": false,
@@ -2325,7 +2328,10 @@ export const definition: ConnectorDefinition = {
             "block": {
               "next_page": "body.next_page"
             },
-            "next_url": "body.next_page"
+            "next_url": "body.next_page",
+            "short_page_ends": {
+              "default_limit": 1000
+            }
           },
           "idempotent": true,
           "destructive": false,
