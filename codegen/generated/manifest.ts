@@ -524,11 +524,11 @@ export interface Search {
     newest_first?: JsonObject;
     /**
      * How the mark (minus the overlap) is written: iso8601 (2024-05-01T09:30:00Z), iso8601_millis
-     * (2024-05-01T09:30:00.000Z), date (2024-05-01, UTC), unix_seconds, unix_millis, or minutes_ago (whole
-     * minutes between now and the mark, rounded up: for Jira JQL's relative "-90m", which does not depend
-     * on the user's time zone).
+     * (2024-05-01T09:30:00.000Z), date (2024-05-01, UTC), unix_seconds, unix_millis, unix_micros (Zendesk
+     * Chat's agent timeline export), or minutes_ago (whole minutes between now and the mark, rounded up:
+     * for Jira JQL's relative "-90m", which does not depend on the user's time zone).
      */
-    format?: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis' | 'minutes_ago';
+    format?: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis' | 'unix_micros' | 'minutes_ago';
     /**
      * The param's value with {value} standing for the formatted mark and {current} for the value the sync
      * would send otherwise (its default or the fan-out value), e.g. a JQL or SOQL clause. A param whose

@@ -610,6 +610,51 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Zendesk Chat: the agent timeline export is asked for from the mark minus 5 min, in microseconds', async () => {
+    const id = await create({
+      connector_type: 'zendesk-chat',
+      name: 'Zendesk Chat',
+      replication_config: { subdomain: 'acme' },
+      credentials: { access_token: 'zendesk-chat-incremental-token' },
+    });
+    const api = () => nock('https://acme.zendesk.com').matchHeader('authorization', 'Bearer zendesk-chat-incremental-token');
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    // Zendesk writes start_time with microseconds.
+    const span = (start: number, status: string) => ({
+      agent_id: 361089721035,
+      start_time: new Date(start).toISOString().replace('Z', '000Z'),
+      status,
+      duration: 12.5,
+      engagement_count: 0,
+    });
+    const page = (spans: unknown[], endTime: number) => ({
+      agent_timeline: spans,
+      count: spans.length,
+      end_time: endTime,
+      next_page: `https://acme.zendesk.com/api/v2/chat/incremental/agent_timeline?fields=agent_timeline%28%2A%29&start_time=${endTime}`,
+    });
+    api()
+      .get('/api/v2/chat/incremental/agent_timeline')
+      .query({ limit: '1000', fields: 'agent_timeline(*)' })
+      .reply(200, page([span(t0, 'online'), span(t0 + 20 * MINUTE + 250, 'away')], (t0 + 20 * MINUTE + 250) * 1000));
+    expect(await syncEntity(id, 'agent_timeline')).toMatchObject({
+      status: 'ready',
+      entity_count: 2,
+      last_mode: 'full',
+      high_water_mark: new Date(t0 + 20 * MINUTE + 250).toISOString(),
+    });
+    api()
+      .get('/api/v2/chat/incremental/agent_timeline')
+      .query({ limit: '1000', fields: 'agent_timeline(*)', start_time: String((t0 + 15 * MINUTE + 250) * 1000) })
+      .reply(200, page([span(t0 + 30 * MINUTE, 'online')], (t0 + 30 * MINUTE) * 1000));
+    expect(await syncEntity(id, 'agent_timeline')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(t0 + 30 * MINUTE).toISOString(),
+    });
+  });
+
   it('Zendesk Talk: a caught-up export page (short of 1000 calls) ends the walk, though Zendesk always sends a next_page', async () => {
     const id = await create({
       connector_type: 'zendesk-talk',
@@ -808,6 +853,7 @@ describe('change filter helpers', () => {
     expect(formatMark(since, 'date', now)).toBe('2026-05-01');
     expect(formatMark(since, 'unix_seconds', now)).toBe(1777632930);
     expect(formatMark(since, 'unix_millis', now)).toBe(1777632930250);
+    expect(formatMark(since, 'unix_micros', now)).toBe(1777632930250000);
     expect(formatMark(since, 'minutes_ago', now)).toBe(65);
   });
 

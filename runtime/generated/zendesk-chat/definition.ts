@@ -415,6 +415,16 @@ export const definition: ConnectorDefinition = {
           "duration",
           "engagement_count"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "start_time",
+          "format": "unix_micros",
+          "field": "start_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.zendesk.com/api-reference/live-chat/chat-api/incremental_export/"
+        },
         "semantic": []
       },
       "actions": {

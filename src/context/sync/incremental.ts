@@ -89,6 +89,8 @@ export function formatMark(since: Date, format: NonNullable<ChangeFilter['format
       return Math.floor(ms / 1000);
     case 'unix_millis':
       return Math.floor(ms);
+    case 'unix_micros':
+      return Math.floor(ms) * 1000;
     case 'minutes_ago':
       return Math.max(1, Math.ceil((now.getTime() - ms) / 60_000));
   }
