@@ -695,6 +695,44 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     });
   });
 
+  it('Klaviyo: events ask for greater-than(datetime, mark - 1 h) after their first sync', async () => {
+    const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo events', credentials: { api_key: 'pk_klaviyo_events' } });
+    const api = () => nock('https://a.klaviyo.com').matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_events').matchHeader('revision', '2026-07-15');
+    const t0 = Math.floor((Date.now() - 3 * 60 * MINUTE) / 1000) * 1000;
+    const event = (n: number, at: number) => ({
+      type: 'event',
+      id: `event-${n}`,
+      attributes: { timestamp: at / 1000, datetime: isoSeconds(at).replace('Z', '+00:00'), uuid: `uuid-${n}`, event_properties: { value: n } },
+      relationships: { metric: { data: { type: 'metric', id: 'M1' } }, profile: { data: { type: 'profile', id: `P${n}` } } },
+      links: { self: `https://a.klaviyo.com/api/events/event-${n}/` },
+    });
+    const next = 'https://a.klaviyo.com/api/events?page%5Bsize%5D=100&page%5Bcursor%5D=c2';
+    api()
+      .get('/api/events')
+      .query({ 'page[size]': '100' })
+      .reply(200, { data: [event(1, t0)], links: { self: '', next } });
+    api()
+      .get('/api/events')
+      .query({ 'page[size]': '100', 'page[cursor]': 'c2' })
+      .reply(200, { data: [event(2, t0 + 90 * MINUTE)], links: { self: '', next: null } });
+    expect(await syncEntity(id, 'events')).toMatchObject({
+      status: 'ready',
+      entity_count: 2,
+      last_mode: 'full',
+      high_water_mark: new Date(t0 + 90 * MINUTE).toISOString(),
+    });
+    api()
+      .get('/api/events')
+      .query({ 'page[size]': '100', filter: `greater-than(datetime,${isoSeconds(t0 + 30 * MINUTE)})` })
+      .reply(200, { data: [event(2, t0 + 90 * MINUTE), event(3, t0 + 120 * MINUTE)], links: { self: '', next: null } });
+    expect(await syncEntity(id, 'events')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(t0 + 120 * MINUTE).toISOString(),
+    });
+  });
+
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
     const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
     /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */

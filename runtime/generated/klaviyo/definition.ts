@@ -910,6 +910,17 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "datetime": "record.attributes.datetime"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "greater-than(datetime,{value})",
+          "field": "attributes.datetime",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 3600,
+          "fullSweepHours": 24,
+          "docs": "https://developers.klaviyo.com/en/docs/datetimes_"
+        },
         "semantic": []
       },
       "actions": {
@@ -940,6 +951,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A Klaviyo filter, e.g. greater-than(datetime,2024-05-01T00:00:00Z) for the events since then (fields include metric_id, profile_id, datetime and timestamp).",
+              "sendDefault": false,
+              "wire": "filter"
             },
             "sort": {
               "in": "query",

@@ -118,6 +118,8 @@ export interface KlaviyoEventsListParams {
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter, e.g. greater-than(datetime,2024-05-01T00:00:00Z) for the events since then (fields include metric_id, profile_id, datetime and timestamp). */
+  filter?: string;
   /** Sort order; a leading minus sorts descending. */
   sort?: "datetime" | "-datetime" | "timestamp" | "-timestamp";
 }

@@ -733,6 +733,10 @@ const schema17 = {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
         },
+        "filter": {
+            "type": "string",
+            "description": "A Klaviyo filter, e.g. greater-than(datetime,2024-05-01T00:00:00Z) for the events since then (fields include metric_id, profile_id, datetime and timestamp)."
+        },
         "sort": {
             "type": "string",
             "enum": ["datetime", "-datetime", "timestamp", "-timestamp"],
@@ -743,7 +747,7 @@ const schema17 = {
 };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "sort"))) {
+        if (!((((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "filter")) || (key0 === "sort"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -831,12 +835,11 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.sort !== undefined) {
-        let data2 = data.sort;
-        if (typeof data2 !== "string") {
+    if (data.filter !== undefined) {
+        if (typeof data.filter !== "string") {
             const err5 = {
-                instancePath: instancePath + "/sort",
-                schemaPath: "#/properties/sort/type",
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string"
@@ -849,13 +852,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-        if (!((((data2 === "datetime") || (data2 === "-datetime")) || (data2 === "timestamp")) || (data2 === "-timestamp"))) {
+    }
+    if (data.sort !== undefined) {
+        let data3 = data.sort;
+        if (typeof data3 !== "string") {
             const err6 = {
                 instancePath: instancePath + "/sort",
-                schemaPath: "#/properties/sort/enum",
-                keyword: "enum",
-                params: { allowedValues: schema17.properties.sort.enum },
-                message: "must be equal to one of the allowed values"
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err6];
@@ -865,15 +871,31 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (!((((data3 === "datetime") || (data3 === "-datetime")) || (data3 === "timestamp")) || (data3 === "-timestamp"))) {
+            const err7 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.sort.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
     }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
