@@ -509,6 +509,42 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Notion: data sources are also read newest first after their first sync', async () => {
+    const id = await create({ connector_type: 'notion', name: 'Notion sources', credentials: { access_token: 'ntn_sources_secret' } });
+    const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_sources_secret').matchHeader('notion-version', '2025-09-03');
+    const t0 = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
+    const source = (n: number, edited: number) => ({
+      object: 'data_source',
+      id: `source-${n}`,
+      title: [{ plain_text: `Source ${n}` }],
+      created_time: new Date(t0 - 600 * MINUTE).toISOString(),
+      last_edited_time: new Date(edited).toISOString(),
+    });
+    const search = (body: Record<string, unknown>, results: unknown[], next: string | null) =>
+      api()
+        .post('/v1/search', { filter: { property: 'object', value: 'data_source' }, page_size: 100, ...body })
+        .reply(200, { object: 'list', results, next_cursor: next, has_more: next !== null });
+    search({}, [source(2, t0), source(1, t0 - 60 * MINUTE)], null);
+    expect(await syncEntity(id, 'data_sources')).toMatchObject({
+      status: 'ready',
+      entity_count: 2,
+      last_mode: 'full',
+      high_water_mark: new Date(t0).toISOString(),
+    });
+    // Source 3 is new; source 1, older than the mark minus the overlap, ends the walk though Notion has more.
+    search(
+      { sort: { direction: 'descending', timestamp: 'last_edited_time' } },
+      [source(3, t0 + 30 * MINUTE), source(2, t0), source(1, t0 - 60 * MINUTE)],
+      'cursor-more',
+    );
+    expect(await syncEntity(id, 'data_sources')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(t0 + 30 * MINUTE).toISOString(),
+    });
+  });
+
   it('Klaviyo: lists, flows and templates ask for greater-than(updated, mark - 5 min) after their first sync', async () => {
     const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_incremental' } });
     const api = () =>

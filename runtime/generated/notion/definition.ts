@@ -1018,15 +1018,59 @@ export const definition: ConnectorDefinition = {
           "public_url",
           "cover"
         ],
+        "incremental": {
+          "action": "list",
+          "newestFirst": {
+            "sort": {
+              "direction": "descending",
+              "timestamp": "last_edited_time"
+            }
+          },
+          "field": "last_edited_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.notion.com/reference/post-search"
+        },
         "semantic": []
       },
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.",
+          "description": "List the data sources shared with the integration, most recently edited first: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.",
           "method": "POST",
           "path": "/v1/search",
           "params": {
+            "sort": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "required": [
+                  "direction",
+                  "timestamp"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "direction": {
+                    "type": "string",
+                    "enum": [
+                      "ascending",
+                      "descending"
+                    ]
+                  },
+                  "timestamp": {
+                    "type": "string",
+                    "enum": [
+                      "last_edited_time"
+                    ]
+                  }
+                }
+              },
+              "required": false,
+              "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first).",
+              "sendDefault": false,
+              "wire": "sort"
+            },
             "start_cursor": {
               "in": "body",
               "schema": {

@@ -131,8 +131,10 @@ export interface NotionDataSourcesRecord {
   cover: Record<string, unknown> | null;
 }
 
-/** List the data sources shared with the integration: POST /v1/search with the filter {"property": "object", "value": "data_source"} always applied. */
+/** List the data sources shared with the integration, most recently edited first: POST /v1/search with the filter {"property": "object", "value": "data_source"} always applied. */
 export interface NotionDataSourcesListParams {
+  /** Order, e.g. {"direction": "ascending", "timestamp": "last_edited_time"} (Notion default: most recently edited first). */
+  sort?: { direction: "ascending" | "descending"; timestamp: "last_edited_time" };
   /** Cursor: next_cursor of the previous page; omit for the first page. */
   start_cursor?: string;
   /** Records per page, 1 to 100 (Notion default 100). */

@@ -1676,6 +1676,16 @@ const schema17 = {
     "$id": "data_sources__list",
     "type": "object",
     "properties": {
+        "sort": {
+            "type": "object",
+            "required": ["direction", "timestamp"],
+            "additionalProperties": false,
+            "properties": {
+                "direction": { "type": "string", "enum": ["ascending", "descending"] },
+                "timestamp": { "type": "string", "enum": ["last_edited_time"] }
+            },
+            "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first)."
+        },
         "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
         "page_size": {
             "type": "integer",
@@ -1688,7 +1698,7 @@ const schema17 = {
 };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="data_sources__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "start_cursor") || (key0 === "page_size"))) {
+        if (!(((key0 === "sort") || (key0 === "start_cursor")) || (key0 === "page_size"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1705,9 +1715,150 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.sort !== undefined) {
+        let data0 = data.sort;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.direction === undefined) {
+                const err1 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "direction" },
+                    message: "must have required property '" + "direction" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+            if (data0.timestamp === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "timestamp" },
+                    message: "must have required property '" + "timestamp" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            for (const key1 in data0) {
+                if (!((key1 === "direction") || (key1 === "timestamp"))) {
+                    const err3 = {
+                        instancePath: instancePath + "/sort",
+                        schemaPath: "#/properties/sort/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err3];
+                    }
+                    else {
+                        vErrors.push(err3);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.direction !== undefined) {
+                let data1 = data0.direction;
+                if (typeof data1 !== "string") {
+                    const err4 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+                if (!((data1 === "ascending") || (data1 === "descending"))) {
+                    const err5 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.sort.properties.direction.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.timestamp !== undefined) {
+                let data2 = data0.timestamp;
+                if (typeof data2 !== "string") {
+                    const err6 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+                if (!(data2 === "last_edited_time")) {
+                    const err7 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.sort.properties.timestamp.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err1 = {
+            const err9 = {
                 instancePath: instancePath + "/start_cursor",
                 schemaPath: "#/properties/start_cursor/type",
                 keyword: "type",
@@ -1715,18 +1866,18 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err1];
+                vErrors = [err9];
             }
             else {
-                vErrors.push(err1);
+                vErrors.push(err9);
             }
             errors++;
         }
     }
     if (data.page_size !== undefined) {
-        let data1 = data.page_size;
-        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = {
+        let data4 = data.page_size;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err10 = {
                 instancePath: instancePath + "/page_size",
                 schemaPath: "#/properties/page_size/type",
                 keyword: "type",
@@ -1734,16 +1885,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err2];
+                vErrors = [err10];
             }
             else {
-                vErrors.push(err2);
+                vErrors.push(err10);
             }
             errors++;
         }
-        if (typeof data1 == "number") {
-            if (data1 > 100 || isNaN(data1)) {
-                const err3 = {
+        if (typeof data4 == "number") {
+            if (data4 > 100 || isNaN(data4)) {
+                const err11 = {
                     instancePath: instancePath + "/page_size",
                     schemaPath: "#/properties/page_size/maximum",
                     keyword: "maximum",
@@ -1751,15 +1902,15 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be <= 100"
                 };
                 if (vErrors === null) {
-                    vErrors = [err3];
+                    vErrors = [err11];
                 }
                 else {
-                    vErrors.push(err3);
+                    vErrors.push(err11);
                 }
                 errors++;
             }
-            if (data1 < 1 || isNaN(data1)) {
-                const err4 = {
+            if (data4 < 1 || isNaN(data4)) {
+                const err12 = {
                     instancePath: instancePath + "/page_size",
                     schemaPath: "#/properties/page_size/minimum",
                     keyword: "minimum",
@@ -1767,10 +1918,10 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 1"
                 };
                 if (vErrors === null) {
-                    vErrors = [err4];
+                    vErrors = [err12];
                 }
                 else {
-                    vErrors.push(err4);
+                    vErrors.push(err12);
                 }
                 errors++;
             }
@@ -1778,12 +1929,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err13];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err13);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
