@@ -919,7 +919,7 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 3600,
           "fullSweepHours": 24,
-          "docs": "https://developers.klaviyo.com/en/docs/datetimes_"
+          "docs": "https://developers.klaviyo.com/en/reference/get_events"
         },
         "semantic": []
       },

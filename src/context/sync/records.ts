@@ -191,9 +191,9 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
         ON CONFLICT DO NOTHING
       ), `
     : sql``;
-  const rows = await db.transaction().execute(async (trx) => {
+  const { rows } = await db.transaction().execute(async (trx) => {
     await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-    const { rows } = await sql<{ record_id: string }>`
+    return sql<{ record_id: string }>`
     WITH input AS MATERIALIZED (
       SELECT item ->> 0 AS record_id, item -> 1 AS data, item ->> 2 AS content_hash FROM jsonb_array_elements(${pageJson(records)}::jsonb) AS item
     ), ${seen}written AS (
@@ -205,7 +205,6 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
       RETURNING r.record_id
     )
     SELECT record_id FROM written`.execute(trx);
-    return rows;
   });
   const changedIds = new Set(rows.map((row) => row.record_id));
   return {
