@@ -301,7 +301,10 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     // Both services ran jobs.
     expect(a.jobsRun).toBeGreaterThan(0);
     expect(b.jobsRun).toBeGreaterThan(0);
-    // The queue's own record: per connector, each job started after the one before it ended.
+    // The queue's own record: per connector, each job started after the one before it ended. Both times are
+    // now() of their statements, the time a statement began: a fetch that waited on the unique index for the
+    // previous job's completion to commit keeps the time it began waiting, a few ms before that completion's.
+    const WAITED_ON_COMPLETION_MS = 100;
     for (const id of ids) {
       const jobs = (await jobsOf(first.store, id))
         .filter((j) => j.started_on !== null)
@@ -309,7 +312,9 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
       expect(jobs.length).toBeGreaterThanOrEqual(2);
       for (let i = 1; i < jobs.length; i += 1) {
         expect(jobs[i]?.state).toBe('completed');
-        expect(new Date(jobs[i]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(jobs[i - 1]?.completed_on as Date).getTime());
+        expect(new Date(jobs[i]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(
+          new Date(jobs[i - 1]?.completed_on as Date).getTime() - WAITED_ON_COMPLETION_MS,
+        );
       }
     }
   });
