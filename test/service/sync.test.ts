@@ -391,53 +391,6 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     }
   });
 
-  it("writes each page without waiting for its flush to disk, in the page's transaction only", async () => {
-    seed(3, 0);
-    const id = await createTypeform(a);
-    await syncAndSettle(a, id);
-    const db = service.store.db;
-    // What synchronous_commit is while a statement writes records and while the sync's end writes its state.
-    await sql`CREATE TABLE commit_settings (n serial PRIMARY KEY, written text NOT NULL, setting text NOT NULL)`.execute(db);
-    await sql`CREATE FUNCTION note_commit_setting() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      BEGIN
-        INSERT INTO commit_settings (written, setting) VALUES (TG_TABLE_NAME || ' ' || TG_OP, current_setting('synchronous_commit'));
-        RETURN NULL;
-      END
-    $fn$`.execute(db);
-    await sql`CREATE TRIGGER note_commit_setting AFTER INSERT OR UPDATE ON context_records FOR EACH STATEMENT EXECUTE FUNCTION note_commit_setting()`.execute(
-      db,
-    );
-    await sql`CREATE TRIGGER note_commit_setting AFTER UPDATE ON context_sync_state FOR EACH STATEMENT EXECUTE FUNCTION note_commit_setting()`.execute(db);
-    try {
-      const before = (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(db)).rows[0]?.synchronous_commit;
-      // The embedded store's one connection: a setting left behind would be seen here. (The test cluster
-      // turns synchronous_commit off for the whole server.)
-      if (kind === 'pglite') expect(before).toBe('on');
-      upstream.forms = upstream.forms.map((f) => ({ ...f, title: `${String(f.title)} (edited)` }));
-      await syncAndSettle(a, id, { entity: 'forms' });
-      const notes = (await sql<{ written: string; setting: string }>`SELECT written, setting FROM commit_settings ORDER BY n`.execute(db)).rows;
-      // Two pages (an upsert fires its insert and its update triggers), then the sweep and the sync's state at its end.
-      const page = [
-        { written: 'context_records UPDATE', setting: 'off' },
-        { written: 'context_records INSERT', setting: 'off' },
-      ];
-      expect(notes.filter((note) => note.written.startsWith('context_records'))).toEqual([
-        ...page,
-        ...page,
-        { written: 'context_records UPDATE', setting: before },
-      ]);
-      const stateWrites = notes.filter((note) => note.written.startsWith('context_sync_state'));
-      expect(stateWrites.length).toBeGreaterThan(0);
-      expect(stateWrites.every((note) => note.setting === before)).toBe(true);
-      expect((await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(db)).rows[0]?.synchronous_commit).toBe(before);
-    } finally {
-      await sql`DROP TRIGGER note_commit_setting ON context_records`.execute(db);
-      await sql`DROP TRIGGER note_commit_setting ON context_sync_state`.execute(db);
-      await sql`DROP FUNCTION note_commit_setting()`.execute(db);
-      await sql`DROP TABLE commit_settings`.execute(db);
-    }
-  });
-
   it('retries a failed page; a sync that still fails records the reason and keeps the previous data searchable', async () => {
     seed(6, 1);
     const id = await createTypeform(a);

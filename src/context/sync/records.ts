@@ -174,13 +174,6 @@ function pageJson(records: PreparedRecord[]): string {
  * are written and returned; unchanged rows are not touched (rewriting a row writes every index of
  * context_records again). With `track` (a full sync), every id is noted in context_sync_seen for the
  * final sweep.
- *
- * The page's commit does not wait for its flush to disk (synchronous_commit off, this transaction only):
- * a crash of the database may lose the last pages written, never part of one, and with them nothing that
- * is not read again, because the sync's end (completeEntitySync) commits synchronously, which flushes
- * every page before it, and only then moves the high-water mark and sweeps. The first sync of
- * bench/sync-ingest.ts (50 000 records, 500 pages) made 533 WAL flushes on PostgreSQL, now ~190 (the WAL
- * writer's own), and took 7-17% less time on this machine's disk; more where a flush is slower.
  */
 export async function writePage(db: Db, scope: RecordScope, records: PreparedRecord[], options: { track?: boolean } = {}): Promise<PageWrite> {
   if (records.length === 0) return { changed: [], unchanged: 0 };
@@ -191,9 +184,7 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
         ON CONFLICT DO NOTHING
       ), `
     : sql``;
-  const { rows } = await db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-    return sql<{ record_id: string }>`
+  const { rows } = await sql<{ record_id: string }>`
     WITH input AS MATERIALIZED (
       SELECT item ->> 0 AS record_id, item -> 1 AS data, item ->> 2 AS content_hash FROM jsonb_array_elements(${pageJson(records)}::jsonb) AS item
     ), ${seen}written AS (
@@ -204,8 +195,7 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
         WHERE r.content_hash <> excluded.content_hash OR r.deleted_at IS NOT NULL
       RETURNING r.record_id
     )
-    SELECT record_id FROM written`.execute(trx);
-  });
+    SELECT record_id FROM written`.execute(db);
   const changedIds = new Set(rows.map((row) => row.record_id));
   return {
     changed: records.filter((record) => changedIds.has(record.recordId)).map((record) => ({ recordId: record.recordId, data: record.data })),
