@@ -170,8 +170,9 @@ program
   )
   .argument('<connector_id>', 'the connector to sync')
   .option('--entity <entity>', 'sync only this entity')
+  .option('--full', 'walk every page and sweep deleted records, even where an incremental sync (only the changes) is due')
   .option('--json', 'print JSON: {connector_id, entities: [{entity, status, mode?, records, changed, deleted, pages, record_count, seconds, reason?}]}')
-  .action(async (connectorId: string, options: { entity?: string; json?: boolean }) => {
+  .action(async (connectorId: string, options: { entity?: string; full?: boolean; json?: boolean }) => {
     if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
     const { loadKeyring } = await import('./security/keyring.js');
     const { composeService } = await import('./composition.js');
@@ -190,6 +191,7 @@ program
         const started = await service.start({
           connectorId: connectorId.toLowerCase(),
           ...(options.entity !== undefined && { entity: options.entity }),
+          full: options.full === true,
           trigger: 'cli',
         });
         const result = await started.wait((progress) => display.update(progress));

@@ -5,6 +5,7 @@ import { errorResponses, idParamsSchema } from './shared-schemas.js';
 
 interface SyncBody {
   entity?: string;
+  full?: boolean;
   wait?: boolean;
   wait_seconds?: number;
 }
@@ -47,6 +48,11 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
               minLength: 1,
               maxLength: 200,
               description: 'One entity to sync (see inspect, context_store_readiness.configured_cache_entities); all when omitted.',
+            },
+            full: {
+              type: 'boolean',
+              description:
+                'Walk every page of the entities (or of `entity`) and mark deleted the records no longer listed, even where an incremental sync (only the changes since the last one) is due; deletions are otherwise found by the full walk every `full_sweep_hours`. Default false.',
             },
             wait: { type: 'boolean', description: 'Answer once the sync job has run (200 with `results`), instead of at once (202).' },
             wait_seconds: {
@@ -112,6 +118,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
         organizationId: request.principal.organizationId,
         connectorId: request.params.id,
         ...(entity !== undefined && { entity }),
+        full: request.body?.full === true,
         trigger: 'api',
       });
       const answer = { connector_id: started.connector_id, job_id: started.job_id, entities: started.entities };

@@ -227,6 +227,57 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('a sync asked for in full walks every page and sweeps now, though an incremental one is due', async () => {
+    const id = await create({ connector_type: 'harvest', name: 'Harvest full', credentials: { api_token: 'harvest-full-token', account_id: '654321' } });
+    const t0 = Date.now() - 60 * MINUTE;
+    const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-full-token').matchHeader('harvest-account-id', '654321');
+    const task = (n: number) => ({ id: n, name: `Task ${n}`, is_active: true, created_at: isoSeconds(t0), updated_at: isoSeconds(t0 + n * MINUTE) });
+    const page = (tasks: unknown[]) => ({
+      tasks,
+      per_page: 2000,
+      total_pages: 1,
+      total_entries: tasks.length,
+      next_page: null,
+      previous_page: null,
+      page: 1,
+      links: {},
+    });
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000' })
+      .reply(200, page([task(1), task(2), task(3)]));
+    expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
+
+    // Task 1 was deleted at Harvest. Asked in full: no updated_since, and the sweep marks task 1 deleted at once.
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000' })
+      .reply(200, page([task(2), task(3)]));
+    const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+      entity: 'tasks',
+      full: true,
+      wait: true,
+      wait_seconds: 30,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results).toEqual([expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 1, record_count: 2 })]);
+    expect((await liveRecords(id, 'tasks')).map((r) => [r.id, r.deleted])).toEqual([
+      ['1', true],
+      ['2', false],
+      ['3', false],
+    ]);
+    // The next sync is incremental again.
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000', updated_since: isoSeconds(t0 - 2 * MINUTE) })
+      .reply(200, page([]));
+    expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'incremental' });
+
+    const bad = await tenant.api.post<{ errors: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, { full: 'yes' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'full', error_code: 'type' })]);
+  });
+
   it('Jira: issues are read per project, then with a relative JQL filter on updated (time-zone independent)', async () => {
     const id = await createJira('Jira');
     // 10.5 minutes ago: with the 5-minute overlap the filter reaches 15.5 minutes back, sent as 16 whole minutes.

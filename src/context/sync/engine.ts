@@ -98,6 +98,8 @@ export interface RunEntity {
   lock: SyncLock;
   /** Database time the entity was marked as syncing (the sweep's threshold). */
   startedAt: Date;
+  /** Asked to walk in full (every page, then the sweep) even where an incremental sync is due. */
+  full?: boolean;
 }
 
 export interface RunInput {
@@ -296,9 +298,9 @@ export class ConnectorSync {
   }
 
   /** A full walk of the entity's list. */
-  private fullWalk(name: string): Walk {
+  private fullWalk(name: string, why = 'full walk'): Walk {
     const read = syncAction(this.entity(name));
-    return { actionName: read.name, action: read.action, decision: { mode: 'full', why: 'full walk' }, now: new Date() };
+    return { actionName: read.name, action: read.action, decision: { mode: 'full', why }, now: new Date() };
   }
 
   /**
@@ -513,7 +515,7 @@ export class ConnectorSync {
     const scope = this.scope(name);
     const memoFields = this.fieldsNeededFrom(name, later);
     const memo: ParentRow[] | undefined = memoFields.length > 0 ? [] : undefined;
-    const walk = await this.walkFor(name);
+    const walk = item.full ? this.fullWalk(name, 'a full walk was asked for') : await this.walkFor(name);
     const mode = walk.decision.mode;
     await noteSyncMode(ctx.store.db, row.id, name, mode);
     const filter = changeFilterOf(entity);

@@ -52,6 +52,8 @@ export interface StartSyncOptions {
   connectorId: string;
   /** One entity; all the entities the sync can read when omitted. */
   entity?: string;
+  /** Walk them in full (every page, then the sweep of deleted records) even where an incremental sync is due. */
+  full?: boolean;
   trigger: SyncTrigger;
 }
 
@@ -82,6 +84,8 @@ interface SyncJobData {
   connectorId: string;
   /** Entity names, parents first. */
   entities: string[];
+  /** Those of `entities` a request asked to walk in full. */
+  full?: string[];
   trigger: SyncTrigger;
   /** Scheduled jobs: an entity whose last sync started at or after this time (ISO) is not due any more. */
   dueBefore?: string;
@@ -366,12 +370,13 @@ export class SyncService {
     names: string[],
     trigger: SyncTrigger,
     wholeConnector: boolean,
+    full: boolean,
   ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     // Two requests that both read "no job waits" before either sends would queue two jobs: one at a time, the
     // second sees the first's job and joins it (or gets a 409 once it runs).
     const turn = (this.enqueueing.get(row.id) ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => this.enqueueNow(row, definition, names, trigger, wholeConnector));
+      .then(() => this.enqueueNow(row, definition, names, trigger, wholeConnector, full));
     this.enqueueing.set(row.id, turn);
     try {
       return await turn;
@@ -386,6 +391,7 @@ export class SyncService {
     names: string[],
     trigger: SyncTrigger,
     wholeConnector: boolean,
+    full: boolean,
   ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     await this.worked(row.connector_type);
     const name = queueName(row.connector_type);
@@ -406,15 +412,17 @@ export class SyncService {
       }));
       if (waiting) {
         const entities = inSyncOrder(definition, [...waiting.data.entities, ...rest]);
+        const fullWalks = inSyncOrder(definition, [...(waiting.data.full ?? []), ...(full ? rest : [])]);
         // Asked for now: a job waiting out a retry delay starts at once (one held back behind a running job stays so).
         const updated = await sql`
-          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET data = jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb),
+          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)}
+          SET data = jsonb_set(jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb), '{full}', ${JSON.stringify(fullWalks)}::jsonb),
             start_after = CASE WHEN ${active !== undefined} THEN start_after ELSE LEAST(start_after, now()) END
           WHERE name = ${name} AND id = ${waiting.id} AND state IN ('created', 'retry')`.execute(this.ctx.store.db);
         if (Number(updated.numAffectedRows ?? 0) === 1) return { jobId: waiting.id, states };
         continue;
       }
-      const data: SyncJobData = { connectorId: row.id, entities: inSyncOrder(definition, rest), trigger };
+      const data: SyncJobData = { connectorId: row.id, entities: inSyncOrder(definition, rest), ...(full && { full: inSyncOrder(definition, rest) }), trigger };
       // Behind a running job of the same connector a job cannot start, and pg-boss's fetch of it would fail (and hold up the
       // other connectors' jobs behind it): it is held back until that job ends (releaseWaiting), at most its timeout.
       const id = await this.boss.send(name, { ...data }, { ...this.sendOptions(active !== undefined), singletonKey: row.id });
@@ -446,7 +454,7 @@ export class SyncService {
     assertWorkspaceActive(await findWorkspace(ctx.store.db, row.organization_id, row.workspace_id));
     const definition = definitionOf(row);
     const names = entitiesToSync(definition, options.entity);
-    const { jobId, states } = await this.enqueue(row, definition, names, options.trigger, options.entity === undefined);
+    const { jobId, states } = await this.enqueue(row, definition, names, options.trigger, options.entity === undefined, options.full === true);
     const requested = states.filter((s) => s.state !== 'already_running').map((s) => s.entity);
     return {
       connector_id: row.id,
@@ -660,7 +668,7 @@ export class SyncService {
       const entities: RunEntity[] = [];
       for (const name of names) {
         const { startedAt } = await beginEntitySync(ctx.store.db, row.id, name);
-        entities.push({ name, lock: new JobClaim(row.id, name, validUntil), startedAt });
+        entities.push({ name, lock: new JobClaim(row.id, name, validUntil), startedAt, full: data.full?.includes(name) === true });
       }
       this.log.info({ connector_id: row.id, job_id: job.id, trigger: data.trigger, attempt: job.retryCount + 1, entities: names }, 'sync job started');
       const sync = new ConnectorSync({
@@ -741,7 +749,7 @@ export class SyncService {
       const definition = definitionOf(row);
       const names = syncableEntities(definition);
       if (names.length === 0) return;
-      await this.enqueue(row, definition, names, 'created', true);
+      await this.enqueue(row, definition, names, 'created', true, false);
     })().catch((error: unknown) => {
       if (!(error instanceof SwitchyardError) && !this.closing)
         this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
