@@ -91,6 +91,17 @@ interface SyncJobData {
   dueBefore?: string;
 }
 
+/** What a request puts on a connector's queue. */
+interface QueueRequest {
+  /** Entity names, parents first. */
+  names: string[];
+  trigger: SyncTrigger;
+  /** Every entity of the connector was asked for (not one): names the refusal's field. */
+  wholeConnector: boolean;
+  /** Walk them in full. */
+  full: boolean;
+}
+
 interface QueuedJob {
   id: string;
   state: 'created' | 'retry' | 'active';
@@ -367,16 +378,11 @@ export class SyncService {
   private async enqueue(
     row: ConnectorRow,
     definition: ConnectorDefinition,
-    names: string[],
-    trigger: SyncTrigger,
-    wholeConnector: boolean,
-    full: boolean,
+    request: QueueRequest,
   ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     // Two requests that both read "no job waits" before either sends would queue two jobs: one at a time, the
     // second sees the first's job and joins it (or gets a 409 once it runs).
-    const turn = (this.enqueueing.get(row.id) ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => this.enqueueNow(row, definition, names, trigger, wholeConnector, full));
+    const turn = (this.enqueueing.get(row.id) ?? Promise.resolve()).catch(() => undefined).then(() => this.enqueueNow(row, definition, request));
     this.enqueueing.set(row.id, turn);
     try {
       return await turn;
@@ -388,10 +394,7 @@ export class SyncService {
   private async enqueueNow(
     row: ConnectorRow,
     definition: ConnectorDefinition,
-    names: string[],
-    trigger: SyncTrigger,
-    wholeConnector: boolean,
-    full: boolean,
+    { names, trigger, wholeConnector, full }: QueueRequest,
   ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     await this.worked(row.connector_type);
     const name = queueName(row.connector_type);
@@ -454,7 +457,12 @@ export class SyncService {
     assertWorkspaceActive(await findWorkspace(ctx.store.db, row.organization_id, row.workspace_id));
     const definition = definitionOf(row);
     const names = entitiesToSync(definition, options.entity);
-    const { jobId, states } = await this.enqueue(row, definition, names, options.trigger, options.entity === undefined, options.full === true);
+    const { jobId, states } = await this.enqueue(row, definition, {
+      names,
+      trigger: options.trigger,
+      wholeConnector: options.entity === undefined,
+      full: options.full === true,
+    });
     const requested = states.filter((s) => s.state !== 'already_running').map((s) => s.entity);
     return {
       connector_id: row.id,
@@ -749,7 +757,7 @@ export class SyncService {
       const definition = definitionOf(row);
       const names = syncableEntities(definition);
       if (names.length === 0) return;
-      await this.enqueue(row, definition, names, 'created', true, false);
+      await this.enqueue(row, definition, { names, trigger: 'created', wholeConnector: true, full: false });
     })().catch((error: unknown) => {
       if (!(error instanceof SwitchyardError) && !this.closing)
         this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
