@@ -583,29 +583,28 @@ export class SyncService {
       const byName = new Map(states.map((s) => [s.entity, s]));
       const jobMessage = typeof output.message === 'string' ? output.message : `the sync job ended as ${job.state}`;
       const created = asDate(job.createdOn)?.getTime() ?? Number.POSITIVE_INFINITY;
-      for (const entity of missing) {
-        const state = byName.get(entity);
-        const notDue = job.data.trigger === 'schedule' && job.state === 'completed';
+      // The status of an entity the output lacks, and why.
+      const unreported = (state: (typeof states)[number] | undefined): Pick<EntityOutcome, 'status' | 'reason'> => {
+        if (job.data.trigger === 'schedule' && job.state === 'completed') return { status: 'skipped', reason: 'not due: synced meanwhile' };
         // A retried attempt skips what an earlier attempt of the job synced (alreadyDone): that entity is ready,
         // whatever failed since.
-        const syncedEarlier = state?.status === 'ready' && (asDate(state.last_synced_at)?.getTime() ?? Number.NEGATIVE_INFINITY) >= created;
-        const reason = notDue ? 'not due: synced meanwhile' : syncedEarlier ? 'synced by an earlier attempt of this job' : (state?.last_error ?? jobMessage);
+        if (state?.status === 'ready' && (asDate(state.last_synced_at)?.getTime() ?? Number.NEGATIVE_INFINITY) >= created)
+          return { status: 'ready', reason: 'synced by an earlier attempt of this job' };
+        const reason = state?.last_error ?? jobMessage;
+        if (job.state !== 'completed') return { status: 'failed', reason };
+        return { status: state?.status === 'ready' ? 'ready' : 'skipped', reason };
+      };
+      for (const entity of missing) {
+        const state = byName.get(entity);
         byEntity.set(entity, {
           entity,
-          status: notDue
-            ? 'skipped'
-            : syncedEarlier || (state?.status === 'ready' && job.state === 'completed')
-              ? 'ready'
-              : job.state === 'completed'
-                ? 'skipped'
-                : 'failed',
+          ...unreported(state),
           records: 0,
           changed: 0,
           deleted: 0,
           pages: state?.pages ?? 0,
           recordCount: state?.record_count ?? 0,
           elapsedMs: 0,
-          reason,
         });
       }
     }
