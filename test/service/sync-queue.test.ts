@@ -15,27 +15,12 @@ import { QUEUE_SCHEMA, SYNC_QUEUE_PREFIX, SyncService } from '../../src/context/
 import type { ServiceContext } from '../../src/service-context.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { createTenant, freshPostgresDatabase, startTestService, type Tenant, type TestService } from '../support/service.js';
+import { expectStartedAfter, jobsOf } from '../support/sync-jobs.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { inject } from 'vitest';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface JobRow {
-  id: string;
-  state: string;
-  retry_count: number;
-  started_on: Date | null;
-  completed_on: Date | null;
-  output: Rec | null;
-}
-
-async function jobsOf(store: Store, connectorId: string): Promise<JobRow[]> {
-  const result = await sql<JobRow>`
-    SELECT id, state::text AS state, retry_count, started_on, completed_on, output
-    FROM pgboss.job WHERE singleton_key = ${connectorId} ORDER BY created_on`.execute(store.db);
-  return result.rows;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -301,10 +286,7 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     // Both services ran jobs.
     expect(a.jobsRun).toBeGreaterThan(0);
     expect(b.jobsRun).toBeGreaterThan(0);
-    // The queue's own record: per connector, each job started after the one before it ended. Both times are
-    // now() of their statements, the time a statement began: a fetch that waited on the unique index for the
-    // previous job's completion to commit keeps the time it began waiting, a few ms before that completion's.
-    const WAITED_ON_COMPLETION_MS = 100;
+    // The queue's own record: per connector, each job started after the one before it ended.
     for (const id of ids) {
       const jobs = (await jobsOf(first.store, id))
         .filter((j) => j.started_on !== null)
@@ -312,9 +294,7 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
       expect(jobs.length).toBeGreaterThanOrEqual(2);
       for (let i = 1; i < jobs.length; i += 1) {
         expect(jobs[i]?.state).toBe('completed');
-        expect(new Date(jobs[i]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(
-          new Date(jobs[i - 1]?.completed_on as Date).getTime() - WAITED_ON_COMPLETION_MS,
-        );
+        expectStartedAfter(jobs[i], jobs[i - 1]);
       }
     }
   });

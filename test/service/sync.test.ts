@@ -24,6 +24,7 @@ import { childEnv, REPO_ROOT, type CliResult } from '../support/spawn-service.js
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { seedDataDir } from '../support/store.js';
+import { expectStartedAfter, jobsOf } from '../support/sync-jobs.js';
 import { testConfig } from '../support/config.js';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
@@ -509,14 +510,12 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     await settled(a, id);
     // Forms was read by the first job, then by responses' fan-out in the second, never twice at once.
     expect(upstream.requests.filter((r) => r === '/forms?page_size=200')).toHaveLength(2);
-    const jobs = await sql<{ id: string; state: string; started_on: Date; completed_on: Date }>`
-      SELECT id, state::text AS state, started_on, completed_on FROM pgboss.job WHERE singleton_key = ${id} ORDER BY started_on`.execute(service.store.db);
-    expect(jobs.rows.map((r) => [r.id, r.state])).toEqual([
+    const jobs = await jobsOf(service.store, id);
+    expect(jobs.map((r) => [r.id, r.state])).toEqual([
       [job, 'completed'],
       [all.body.job_id, 'completed'],
     ]);
-    // Both are now() of their statements: a fetch that waited for the completion to commit keeps the earlier time.
-    expect(new Date(jobs.rows[1]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(jobs.rows[0]?.completed_on as Date).getTime() - 100);
+    expectStartedAfter(jobs[1], jobs[0]);
   });
 
   it.runIf(kind === 'postgres')('shares the queue with another process on the same PostgreSQL: its running sync is a 409 here', async () => {
