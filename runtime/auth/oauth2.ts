@@ -2,6 +2,7 @@ import type { AuthOption } from '../definition.js';
 import { AuthenticationError, UpstreamError } from '../errors.js';
 import { sendRequest, type HttpOptions } from '../http.js';
 import { renderTemplate, type TemplateContext } from '../templates.js';
+import { fieldAccepts } from './select-option.js';
 import { vendorMessage, type Redactor } from '../upstream-errors.js';
 
 type OAuthOption = Extract<AuthOption, { type: 'oauth2_refresh' }>;
@@ -195,7 +196,7 @@ export class OAuth2TokenManager {
       kept[name] = value;
       const field = option.fields[name];
       // A value its field's pattern refuses would make the stored credentials invalid for every later instance.
-      if (field !== undefined && value !== '' && (field.pattern === undefined || new RegExp(field.pattern).test(value))) keptCredentials[name] = value;
+      if (field !== undefined && value !== '' && fieldAccepts(field, value)) keptCredentials[name] = value;
     }
     const rotated = typeof token.refresh_token === 'string' && token.refresh_token !== '' && token.refresh_token !== refreshToken;
     return {

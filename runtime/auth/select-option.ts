@@ -20,6 +20,11 @@ export function fieldForKey(option: AuthOption, key: string): string | undefined
   return Object.entries(option.fields).find(([, field]) => field.aliases?.includes(key))?.[0];
 }
 
+/** Whether a credential field's pattern (if it has one) accepts the text. */
+export function fieldAccepts(field: AuthOption['fields'][string], text: string): boolean {
+  return field.pattern === undefined || new RegExp(field.pattern).test(text);
+}
+
 function requiredFields(option: AuthOption): string[] {
   return Object.entries(option.fields)
     .filter(([, field]) => field.required)
@@ -91,7 +96,7 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
     if (name === undefined || !field) problems.push(`"${key}" is not a field of option "${option.optionTitle}"`);
     else if (givenAs.has(name)) problems.push(`"${givenAs.get(name)}" and "${key}" both give "${name}"; send one`);
     else if (text === undefined) problems.push(`"${key}" must be a string`);
-    else if (field.pattern !== undefined && !new RegExp(field.pattern).test(text)) problems.push(`"${key}" does not match ${field.pattern}`);
+    else if (!fieldAccepts(field, text)) problems.push(`"${key}" does not match ${field.pattern}`);
     else credentials[name] = text;
     if (name !== undefined && !givenAs.has(name)) givenAs.set(name, key);
   }
