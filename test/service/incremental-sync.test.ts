@@ -1,7 +1,8 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { changeFilterParams, changeTime, decideMode, formatMark } from '../../src/context/sync/incremental.js';
+import { changeFilterParams, changeTime, decideMode } from '../../src/context/sync/incremental.js';
+import { formatInstant } from '../../runtime/instants.js';
 import { formatPlainLine } from '../../src/context/sync/progress.js';
 import pino from 'pino';
 import { connectorModules } from '../../runtime/index.js';
@@ -973,13 +974,13 @@ describe('change filter helpers', () => {
 
   it('formats the mark as each vendor expects', () => {
     const since = new Date('2026-05-01T10:55:30.250Z');
-    expect(formatMark(since, 'iso8601', now)).toBe('2026-05-01T10:55:30Z');
-    expect(formatMark(since, 'iso8601_millis', now)).toBe('2026-05-01T10:55:30.250Z');
-    expect(formatMark(since, 'date', now)).toBe('2026-05-01');
-    expect(formatMark(since, 'unix_seconds', now)).toBe(1777632930);
-    expect(formatMark(since, 'unix_millis', now)).toBe(1777632930250);
-    expect(formatMark(since, 'unix_micros', now)).toBe(1777632930250000);
-    expect(formatMark(since, 'minutes_ago', now)).toBe(65);
+    expect(formatInstant(since, 'iso8601', now)).toBe('2026-05-01T10:55:30Z');
+    expect(formatInstant(since, 'iso8601_millis', now)).toBe('2026-05-01T10:55:30.250Z');
+    expect(formatInstant(since, 'date', now)).toBe('2026-05-01');
+    expect(formatInstant(since, 'unix_seconds', now)).toBe(1777632930);
+    expect(formatInstant(since, 'unix_millis', now)).toBe(1777632930250);
+    expect(formatInstant(since, 'unix_micros', now)).toBe(1777632930250000);
+    expect(formatInstant(since, 'minutes_ago', now)).toBe(65);
   });
 
   it('fills a template with the mark and the current value, as JSON for an object param', () => {

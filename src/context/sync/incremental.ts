@@ -4,6 +4,7 @@
  * the change time of a record, and the params that carry the change filter to the vendor.
  */
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
+import { formatInstant } from '../../../runtime/instants.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { SyncMode } from '../../db/schema.js';
 
@@ -75,27 +76,6 @@ export function changeTime(record: unknown, filter: Pick<ChangeFilter, 'field' |
   return filter.fieldFormat === 'unix_seconds' ? number * 1000 : number;
 }
 
-/** The instant written as the vendor's filter expects it. */
-export function formatMark(since: Date, format: NonNullable<ChangeFilter['format']>, now: Date): string | number {
-  const ms = since.getTime();
-  switch (format) {
-    case 'iso8601':
-      return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-    case 'iso8601_millis':
-      return since.toISOString();
-    case 'date':
-      return since.toISOString().slice(0, 10);
-    case 'unix_seconds':
-      return Math.floor(ms / 1000);
-    case 'unix_millis':
-      return Math.floor(ms);
-    case 'unix_micros':
-      return Math.floor(ms) * 1000;
-    case 'minutes_ago':
-      return Math.max(1, Math.ceil((now.getTime() - ms) / 60_000));
-  }
-}
-
 /**
  * The params that carry the change filter (or ask for the newest-first order), to merge over the ones the
  * walk would send otherwise (`current`: defaults, page size, fan-out values).
@@ -111,7 +91,7 @@ export function changeFilterParams(
   const { param, format } = filter;
   // The generator requires param and format wherever newest_first is absent.
   if (param === undefined || format === undefined) return {};
-  const value = formatMark(since, format, now);
+  const value = formatInstant(since, format, now);
   if (filter.template === undefined) return { [param]: value };
   const before = current[param];
   const text = filter.template.replaceAll('{value}', String(value)).replaceAll('{current}', before === undefined || before === null ? '' : String(before));
