@@ -1,5 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { titleKey } from '../../runtime/auth/select-option.js';
+import { formatInstant } from '../../runtime/instants.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { didYouMean } from './authoring-rules.js';
 import type { Action, Manifest, Pagination } from '../generated/manifest.js';
@@ -8,6 +10,8 @@ import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
 import { manifestSchema, type SchemaNode } from './schema.js';
 
 export { SCHEMA_FILE } from './schema.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const compiled = new WeakMap<SchemaNode, ValidateFunction>();
 
@@ -419,6 +423,16 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if ((type === 'object' || type === 'array') && incremental.template === undefined) {
           report([...at, 'param'], 'incremental-action', `incremental param "${incremental.param}" takes an ${type}: give a template (JSON with {value})`);
         }
+        const paramSchema = incremental.param === undefined ? undefined : action.params?.[incremental.param]?.schema;
+        if (paramSchema && incremental.format !== undefined && incremental.template === undefined && type !== 'object' && type !== 'array') {
+          const sample = formatInstant(SAMPLE_INSTANT, incremental.format, new Date(SAMPLE_INSTANT.getTime() + 3_600_000));
+          if (!paramValues().validate(paramSchema, sample))
+            report(
+              [...at, 'format'],
+              'incremental-action',
+              `incremental param "${incremental.param}" does not accept the ${incremental.format} value ${JSON.stringify(sample)}: ${paramValues().errorsText(undefined, { dataVar: 'value' })}`,
+            );
+        }
         if ((type === 'object' || type === 'array') && incremental.template !== undefined) {
           try {
             JSON.parse(incremental.template.replaceAll('{value}', '0').replaceAll('{current}', ''));
@@ -457,11 +471,14 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   return diagnostics;
 }
 
+/** A sample the generator formats an instant param with, to check it against the param's schema. */
+const SAMPLE_INSTANT = new Date('2024-05-01T09:30:00Z');
+
 let paramValueAjv: Ajv2020 | undefined;
 
-/** Checks param values against their declared schemas (check.params, incremental.newest_first). */
+/** Checks param values against their declared schemas (check.params, incremental.newest_first, incremental's formatted mark). */
 function paramValues(): Ajv2020 {
-  paramValueAjv ??= new Ajv2020({ strict: false, allErrors: true });
+  paramValueAjv ??= addFormats(new Ajv2020({ strict: false, allErrors: true }));
   return paramValueAjv;
 }
 

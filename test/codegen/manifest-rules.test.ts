@@ -258,6 +258,31 @@ describe('every documented manifest error rule has a failing example', () => {
     ]);
   });
 
+  it('a change filter whose param refuses the mark written as its format is refused, naming the value', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    const withSince = (format: string) =>
+      swap(
+        '          cursor: { in: query, schema: { type: string } }',
+        '          cursor: { in: query, schema: { type: string } }\n          since: { in: query, schema: { type: integer } }',
+      )(
+        swap(
+          RECORD,
+          `    search:\n      fields: [name]\n      incremental: { param: since, format: ${format}, field: name, docs: "https://acme.example/docs" }\n${RECORD}`,
+        )(VALID),
+      );
+    writeFileSync(path.join(dir, 'acme.yaml'), withSince('iso8601'));
+    expect(loadDefinitions(dir).diagnostics).toEqual([
+      expect.objectContaining({
+        rule: 'incremental-action',
+        line: 30,
+        message: 'incremental param "since" does not accept the iso8601 value "2024-05-01T09:30:00Z": value must be integer',
+      }),
+    ]);
+    writeFileSync(path.join(dir, 'acme.yaml'), withSince('unix_seconds'));
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+  });
+
   it('a declared change filter with a valid param and field passes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
@@ -265,7 +290,7 @@ describe('every documented manifest error rule has a failing example', () => {
       path.join(dir, 'acme.yaml'),
       swap(
         RECORD,
-        '    search:\n      fields: [name]\n      incremental: { param: cursor, format: unix_seconds, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' +
+        '    search:\n      fields: [name]\n      incremental: { param: cursor, format: iso8601, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' +
           RECORD,
       )(VALID),
     );
