@@ -4,7 +4,7 @@ import { titleKey } from '../../runtime/auth/select-option.js';
 import { formatInstant } from '../../runtime/instants.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { didYouMean } from './authoring-rules.js';
-import type { Action, Manifest, Pagination } from '../generated/manifest.js';
+import type { Action, Entity, Manifest, Pagination, Param } from '../generated/manifest.js';
 import { derivedDefaults } from '../normalize.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
 import { manifestSchema, type SchemaNode } from './schema.js';
@@ -458,6 +458,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if (/\{[a-z_]+\}/.test(stray)) report([...at, 'template'], 'template-syntax', 'an incremental template knows only {value} and {current}');
       }
     }
+    checkRepeatedLists(entityName, entity, report);
     if (entity.record.singleton) {
       for (const actionName of Object.keys(entity.actions)) {
         if (actionName !== 'get') report(['entities', entityName, 'actions', actionName], 'singleton-action', 'a singleton entity has only get');
@@ -474,9 +475,68 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
 /** A sample the generator formats an instant param with, to check it against the param's schema. */
 const SAMPLE_INSTANT = new Date('2024-05-01T09:30:00Z');
 
+/** The schema of a param, or of a field of an object param (a dot path), where the manifest declares one. */
+function pathSchema(params: Record<string, Param>, path: string): Record<string, unknown> | undefined {
+  const [head, ...rest] = path.split('.') as [string, ...string[]];
+  let schema: unknown = params[head]?.schema;
+  for (const segment of rest) {
+    const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+    schema = properties?.[segment];
+  }
+  return schema !== null && typeof schema === 'object' ? (schema as Record<string, unknown>) : undefined;
+}
+
+/** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */
+function checkRepeatedLists(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+  const search = entity.search ?? {};
+  const list = entity.actions.list;
+  const params = list?.params ?? {};
+  const names = Object.keys(params);
+  if (search.each !== undefined) {
+    const at = ['entities', entityName, 'search', 'each'];
+    const param = params[search.each];
+    if (!list) report(at, 'each', `each lists ${entityName} once per value, but ${entityName} has no list action`);
+    else if (!param) report(at, 'unknown-param', `each param "${search.each}" is not a param of ${entityName}.list${didYouMean(search.each, names)}`);
+    else if (!Array.isArray(param.schema.enum) || param.schema.enum.length === 0)
+      report(at, 'each', `each param "${search.each}" has no enum in its schema: the sync lists once per enum value`);
+    else if (search.fan_out?.param === search.each) report(at, 'each', `each param "${search.each}" is also the fan_out param`);
+  }
+  const window = search.window;
+  if (window === undefined) return;
+  const at = ['entities', entityName, 'search', 'window'];
+  if (!list) {
+    report(at, 'window', `window fills params of ${entityName}.list, which this entity does not declare`);
+    return;
+  }
+  if ((window.start === undefined) === (window.lookback_days === undefined))
+    report(at, 'window', 'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both');
+  if (search.incremental !== undefined) report(at, 'window', 'a window is walked in full by every sync: give search.incremental or search.window, not both');
+  if (window.from === window.to) report([...at, 'to'], 'window', `window from and to are the same param "${window.from}"`);
+  for (const end of ['from', 'to'] as const) {
+    const path = window[end];
+    const head = path.split('.')[0] as string;
+    if (!params[head]) {
+      report([...at, end], 'unknown-param', `window ${end} "${head}" is not a param of ${entityName}.list${didYouMean(head, names)}`);
+      continue;
+    }
+    if (path !== head && params[head]?.schema.type !== 'object') {
+      report([...at, end], 'window', `window ${end} "${path}" is a dot path, but param "${head}" is not an object`);
+      continue;
+    }
+    const schema = pathSchema(params, path);
+    const sample = formatInstant(SAMPLE_INSTANT, window.format, SAMPLE_INSTANT);
+    if (schema !== undefined && !paramValues().validate(schema, sample))
+      report(
+        [...at, 'format'],
+        'window',
+        `window ${end} "${path}" does not accept the ${window.format} value ${JSON.stringify(sample)}: ${paramValues().errorsText(undefined, { dataVar: 'value' })}`,
+      );
+  }
+}
+
 let paramValueAjv: Ajv2020 | undefined;
 
-/** Checks param values against their declared schemas (check.params, incremental.newest_first, incremental's formatted mark). */
+/** Checks param values against their declared schemas (check.params, incremental.newest_first, the formatted instants of incremental and window). */
 function paramValues(): Ajv2020 {
   paramValueAjv ??= addFormats(new Ajv2020({ strict: false, allErrors: true }));
   return paramValueAjv;

@@ -550,6 +550,48 @@ export interface Search {
     docs: string;
   };
   /**
+   * For a list that answers one kind of record per call (Klaviyo's campaigns of one channel, Pylon's
+   * custom fields of one object type): a required param of `list` with an `enum`. A sync lists the
+   * entity once per enum value, each walk with that value, and the full walks together are the entity
+   * (rule `each`).
+   */
+  each?: string;
+  /**
+   * For a list that needs a time range (Gong's calls, Pylon's issues, Harvest's time reports): the
+   * params that receive each end of the range. A sync asks from `start` (or `lookback_days` before now)
+   * up to now, in consecutive windows of at most `max_days` where the vendor limits the range; each
+   * window is walked to its last page, and together they are the entity. It is no change filter: every
+   * sync walks the range in full (rule `window`).
+   */
+  window?: {
+    /**
+     * The param receiving the window's start; a dot path reaches a field of an object param
+     * (filter.fromDateTime).
+     */
+    from: string;
+    /** The param receiving the window's end (now, for the last window); a dot path as for `from`. */
+    to: string;
+    /**
+     * How both ends are written: iso8601 (2024-05-01T09:30:00Z), iso8601_millis, date (2024-05-01, UTC),
+     * unix_seconds or unix_millis.
+     */
+    format: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis';
+    /**
+     * The earliest instant asked for (ISO 8601, UTC), e.g. when the vendor's service began. Give this or
+     * `lookback_days`.
+     */
+    start?: string;
+    /**
+     * A rolling range instead of `start`: the window begins this many days before now (a report over the
+     * last year). Records that fall out of it are marked deleted.
+     */
+    lookbackDays?: number;
+    /** The vendor's longest range in days; a longer span is asked in consecutive windows, oldest first. */
+    maxDays?: number;
+    /** The vendor's page that documents the range and its limits. */
+    docs: string;
+  };
+  /**
    * Read-only values added to each semantic search hit's metadata (e.g. the assignee's name), each a dot
    * path of the record. They cannot be filtered on.
    */

@@ -134,6 +134,10 @@ const examples: Record<string, Record<string, string>> = {
       `    search: { incremental: { action: api_search, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" } }\n` + RECORD,
     )(VALID),
   },
+  each: { 'acme.yaml': swap(RECORD, `    search: { each: cursor }\n${RECORD}`)(VALID) },
+  window: {
+    'acme.yaml': swap(RECORD, `    search: { window: { from: cursor, to: until, format: iso8601, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
+  },
   'singleton-action': { 'acme.yaml': swap(RECORD, '    record:\n      singleton: true\n      fields:\n')(VALID) },
   'unknown-param': { 'acme.yaml': swap(LIST, LIST + '        at_least_one_of: [alpha, beta]\n')(VALID) },
   'unknown-action': { 'acme.yaml': swap('check: { entity: widgets, action: list,', 'check: { entity: widgets, action: count,')(VALID) },
@@ -256,6 +260,79 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(loadDefinitions(dir).diagnostics).toEqual([
       expect.objectContaining({ rule: 'incremental-parent', message: expect.stringMatching(/^widgets declares its own change filter/) }),
     ]);
+  });
+
+  /** The fixture with list params for ranges: an integer, a date-time, a date and an object with a date-time field. */
+  const withRangeParams = (search: string) =>
+    swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      [
+        '          cursor: { in: query, schema: { type: string } }',
+        '          since: { in: query, schema: { type: integer } }',
+        '          until: { in: query, schema: { type: string, format: date-time } }',
+        '          day: { in: query, schema: { type: string, pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" } }',
+        '          kind: { in: query, schema: { type: string, enum: [a, b] } }',
+        '          range: { in: query, schema: { type: object, properties: { from: { type: string, format: date-time } } } }',
+      ].join('\n'),
+    )(swap(RECORD, `    search:\n      fields: [name]\n      ${search}\n${RECORD}`)(VALID));
+  const DOCS = 'docs: "https://acme.example/docs"';
+
+  it.each([
+    ['each', 'each: cursor', 'each param "cursor" has no enum in its schema: the sync lists once per enum value'],
+    ['unknown-param', 'each: kinds', 'each param "kinds" is not a param of widgets.list; did you mean "kind"?'],
+    [
+      'unknown-param',
+      `window: { from: snce, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", ${DOCS} }`,
+      'window from "snce" is not a param of widgets.list; did you mean "since"?',
+    ],
+    [
+      'window',
+      `window: { from: since, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", ${DOCS} }`,
+      'window from "since" does not accept the iso8601 value "2024-05-01T09:30:00Z": value must be integer',
+    ],
+    [
+      'window',
+      `window: { from: day, to: until, format: date, start: "2022-01-01T00:00:00Z", ${DOCS} }`,
+      'window to "until" does not accept the date value "2024-05-01": value must match format "date-time"',
+    ],
+    ['window', `window: { from: until, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", ${DOCS} }`, 'window from and to are the same param "until"'],
+    [
+      'window',
+      `window: { from: cursor.from, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", ${DOCS} }`,
+      'window from "cursor.from" is a dot path, but param "cursor" is not an object',
+    ],
+    [
+      'window',
+      `window: { from: range.from, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", lookback_days: 30, ${DOCS} }`,
+      'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both',
+    ],
+    [
+      'window',
+      `window: { from: range.from, to: until, format: iso8601, lookback_days: 30, ${DOCS} }\n      incremental: { param: cursor, format: iso8601, field: name, ${DOCS} }`,
+      'a window is walked in full by every sync: give search.incremental or search.window, not both',
+    ],
+  ])('search.each and search.window: `%s` names the line and the fix', (rule, search, message) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), withRangeParams(search));
+    const { diagnostics } = loadDefinitions(dir);
+    const found = diagnostics.find((d) => d.rule === rule);
+    expect(found, JSON.stringify(diagnostics, null, 1)).toMatchObject({ message });
+    expect(found?.line).toBeGreaterThanOrEqual(30);
+    expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it('ranges and kinds the params accept pass', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    for (const search of [
+      'each: kind',
+      `window: { from: until, to: range.from, format: iso8601, start: "2022-01-01T00:00:00Z", max_days: 30, ${DOCS} }`,
+      `window: { from: day, to: cursor, format: date, lookback_days: 364, ${DOCS} }`,
+    ]) {
+      writeFileSync(path.join(dir, 'acme.yaml'), withRangeParams(search));
+      expect(loadDefinitions(dir).diagnostics, search).toEqual([]);
+    }
   });
 
   it('a change filter whose param refuses the mark written as its format is refused, naming the value', () => {

@@ -464,6 +464,13 @@ export const definition: ConnectorDefinition = {
           "isPrivate",
           "calendarEventId"
         ],
+        "window": {
+          "from": "fromDateTime",
+          "to": "toDateTime",
+          "format": "iso8601",
+          "start": "2010-01-01T00:00:00Z",
+          "docs": "https://help.gong.io/apidocs/retrieve-call-data-by-date-range-v2calls-2"
+        },
         "semantic": []
       },
       "actions": {
@@ -623,6 +630,13 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "id": "record.metaData.id",
           "startdatetime": "record.metaData.started"
+        },
+        "window": {
+          "from": "filter.fromDateTime",
+          "to": "filter.toDateTime",
+          "format": "iso8601",
+          "start": "2010-01-01T00:00:00Z",
+          "docs": "https://help.gong.io/apidocs/retrieve-call-data-by-date-range-v2calls-2"
         },
         "semantic": []
       },

@@ -3646,6 +3646,13 @@ export const definition: ConnectorDefinition = {
           "billable_hours",
           "billable_amount"
         ],
+        "window": {
+          "from": "from",
+          "to": "to",
+          "format": "date",
+          "lookbackDays": 364,
+          "docs": "https://help.getharvest.com/api-v2/reports-api/reports/time-reports/"
+        },
         "semantic": []
       },
       "actions": {
@@ -3781,6 +3788,13 @@ export const definition: ConnectorDefinition = {
           "billable_hours",
           "billable_amount"
         ],
+        "window": {
+          "from": "from",
+          "to": "to",
+          "format": "date",
+          "lookbackDays": 364,
+          "docs": "https://help.getharvest.com/api-v2/reports-api/reports/time-reports/"
+        },
         "semantic": []
       },
       "actions": {

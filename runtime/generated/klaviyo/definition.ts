@@ -739,6 +739,7 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "updated_at": "record.attributes.updated_at"
         },
+        "each": "filter",
         "semantic": []
       },
       "actions": {

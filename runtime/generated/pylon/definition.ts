@@ -336,6 +336,14 @@ export const definition: ConnectorDefinition = {
           "number_of_touches",
           "snoozed_until_time"
         ],
+        "window": {
+          "from": "start_time",
+          "to": "end_time",
+          "format": "iso8601",
+          "start": "2022-01-01T00:00:00Z",
+          "maxDays": 30,
+          "docs": "https://docs.usepylon.com/api-reference/issues/get-a-list-of-issues"
+        },
         "semantic": []
       },
       "actions": {
@@ -2901,6 +2909,7 @@ export const definition: ConnectorDefinition = {
           "select_metadata",
           "number_metadata"
         ],
+        "each": "object_type",
         "semantic": []
       },
       "actions": {

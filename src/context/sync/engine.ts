@@ -42,6 +42,7 @@ import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
+import { eachValues, rangeParams, timeRanges, type TimeRange } from './window.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -305,26 +306,39 @@ export class ConnectorSync {
 
   /**
    * Every page of `entity`'s list for one parent context (or the whole list for a root entity); an
-   * incremental walk calls the change filter's action with the filter added.
+   * incremental walk calls the change filter's action with the filter added. An entity with a `window` is
+   * read range by range, each to its last page.
    */
   private async *pages(name: string, context: Record<string, unknown>, walk: Walk = this.fullWalk(name)): AsyncGenerator<unknown[]> {
-    const { action, actionName, decision } = walk;
+    const { action, decision } = walk;
     const passed: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
-    let params: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
+    let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
     const filter = changeFilterOf(this.entity(name));
-    if (decision.mode === 'incremental' && filter && decision.since)
-      params = { ...params, ...changeFilterParams(filter, action, decision.since, params, walk.now) };
+    if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
+    const window = this.entity(name).search.window;
+    const ranges: Array<TimeRange | undefined> = window ? timeRanges(window, walk.now) : [undefined];
+    for (const [index, range] of ranges.entries()) {
+      const params = window && range ? rangeParams(window, range, base) : base;
+      const where = range ? `${describeContext(context)}${range.from.toISOString()} to ${range.to.toISOString()}, ` : describeContext(context);
+      yield* this.rangePages(name, params, walk, where, this.entity(name).search.fanOut !== undefined && index === 0);
+    }
+  }
+
+  /** The pages of one call of the list (one range of a window), following next_params to the last. */
+  private async *rangePages(name: string, first: Record<string, unknown>, walk: Walk, where: string, parentMayBeGone: boolean): AsyncGenerator<unknown[]> {
+    const { actionName, decision } = walk;
+    const filter = changeFilterOf(this.entity(name));
     // A newest-first list has no filter: the walk stops where the records get older than the mark.
     const stop = decision.mode === 'incremental' && filter?.newestFirst && decision.since ? new NewestFirstStop(filter, decision.since) : undefined;
-    const fannedOut = Object.keys(context).length > 0;
+    let params = first;
     for (let page = 1; ; page += 1) {
       let result;
       try {
-        result = await this.list(name, actionName, params, `${describeContext(context)}page ${page}`);
+        result = await this.list(name, actionName, params, `${where}page ${page}`);
       } catch (error) {
         // A parent removed between its listing and its children's: it has no children any more.
-        if (fannedOut && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
+        if (parentMayBeGone && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
         throw error;
       }
       // A single object's get answers the record itself: it is a list of one.
@@ -338,10 +352,10 @@ export class ConnectorSync {
       }
       const next = { ...params, ...result.next_params };
       if (canonicalJson(next) === canonicalJson(params)) {
-        throw new PageError(name, `Reading ${name} (${describeContext(context)}page ${page}) failed: the vendor's pagination did not advance.`, undefined);
+        throw new PageError(name, `Reading ${name} (${where}page ${page}) failed: the vendor's pagination did not advance.`, undefined);
       }
       if (page >= MAX_PAGES_PER_WALK) {
-        throw new PageError(name, `Reading ${name} (${describeContext(context)}) stopped after ${MAX_PAGES_PER_WALK} pages.`, undefined);
+        throw new PageError(name, `Reading ${name} (${where.replace(/, $/, '')}) stopped after ${MAX_PAGES_PER_WALK} pages.`, undefined);
       }
       params = next;
     }
@@ -349,9 +363,20 @@ export class ConnectorSync {
 
   /**
    * The params to call `name`'s list with: {} for a root entity, else one set per parent record (per
-   * record of `only` when given: the changed parents of a child that follows them).
+   * record of `only` when given: the changed parents of a child that follows them); with `each`, every
+   * set once per value of that param.
    */
   private async *contexts(name: string, only?: ParentRow[]): AsyncGenerator<Record<string, unknown>> {
+    const each = this.entity(name).search.each;
+    const values = eachValues(this.entity(name));
+    for await (const params of this.parentContexts(name, only)) {
+      if (each === undefined || values === undefined) yield params;
+      else for (const value of values) yield { ...params, [each]: value };
+    }
+  }
+
+  /** The params each parent record gives `name`'s list ({} once for a root entity). */
+  private async *parentContexts(name: string, only?: ParentRow[]): AsyncGenerator<Record<string, unknown>> {
     const entity = this.entity(name);
     const fanOut = entity.search.fanOut;
     if (!fanOut) {

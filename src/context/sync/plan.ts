@@ -1,10 +1,12 @@
 /**
  * What a sync of one connector reads, from its definition alone: which entities are searchable, which of
- * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain, or
+ * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain, the
+ * entity's `each` param or its `window`, or
  * the param-less `get` of a single object, read as one record), in which order (parents before
  * children), and the page size to ask for.
  */
 import { pageSizeParam, type ActionDefinition, type ConnectorDefinition, type EntityDefinition } from '../../../runtime/index.js';
+import { windowParamNames } from './window.js';
 
 /** Entities declared searchable in the context store (search.fields non-empty), in manifest order. */
 export function searchableEntities(definition: ConnectorDefinition): string[] {
@@ -37,11 +39,15 @@ function listability(definition: ConnectorDefinition, name: string, visiting: Se
     for (const param of parent.supplied) if (param in list.params) supplied.add(param);
     supplied.add(fanOut.param);
   }
+  if (entity.search.each !== undefined) supplied.add(entity.search.each);
+  if (entity.search.window) for (const param of windowParamNames(entity.search.window)) supplied.add(param);
   const missing = Object.entries(list.params)
     .filter(([param, def]) => def.required && !supplied.has(param) && def.schema.default === undefined)
     .map(([param]) => param);
   if (missing.length > 0) {
-    return { problem: `${name}.list needs ${missing.join(', ')}, which no parent entity supplies: a sync cannot list it (use the native actions)` };
+    return {
+      problem: `${name}.list needs ${missing.join(', ')}, which neither a parent entity nor the entity's each or window supplies: a sync cannot list it (use the native actions)`,
+    };
   }
   return { supplied };
 }

@@ -1,0 +1,256 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+
+// Lists a sync calls more than once to read a whole entity (manifest search.each and search.window): once
+// per value of an enum param, and once per time range where the vendor's list needs one. Every request
+// is asserted as the vendor receives it.
+
+const CONNECTORS = '/api/v1/integrations/connectors';
+const DAY = 86_400_000;
+
+interface CacheEntity {
+  entity: string;
+  status: string;
+  entity_count: number;
+  last_mode: 'incremental' | 'full' | null;
+  reason: string | null;
+}
+
+/** ISO 8601 at whole seconds. */
+const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) => {
+  let service: TestService;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    // Page retries off: what the vendor receives is what these tests watch.
+    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
+    tenant = await createTenant(service, 'Ranged Org');
+  });
+  afterEach(() => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending, 'every expected upstream request was made').toEqual([]);
+  });
+  afterAll(async () => {
+    await service.close();
+    nock.enableNetConnect();
+  });
+
+  async function create(body: Record<string, unknown>): Promise<string> {
+    const res = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, { workspace_name: 'default', ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.id;
+  }
+
+  async function syncEntity(id: string, entity: string): Promise<CacheEntity> {
+    const res = await tenant.api.post(`${CONNECTORS}/${id}/sync`, { entity, wait: true, wait_seconds: 60 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const inspect = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: CacheEntity[] } }>(`${CONNECTORS}/${id}/inspect`);
+    const found = inspect.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === entity);
+    if (!found) throw new Error(`inspect lists no ${entity}`);
+    return found;
+  }
+
+  async function search(id: string, entity: string, filter?: Record<string, unknown>) {
+    const res = await tenant.api.post<{ result: { data: Array<Record<string, unknown>> } }>(`${CONNECTORS}/${id}/execute`, {
+      entity,
+      action: 'context_store_search',
+      params: { query: filter ? { filter } : {}, limit: 100 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.result.data;
+  }
+
+  it('Pylon: issues are read in consecutive 30-day ranges since 2022, each to its last page', async () => {
+    const id = await create({ connector_type: 'pylon', name: 'Pylon', credentials: { api_token: 'pylon-secret-token' } });
+    const start = Date.parse('2022-01-01T00:00:00Z');
+    const issue = (n: number, created: number) => ({ id: `issue-${n}`, number: n, title: `Issue ${n}`, state: 'new', created_at: isoSeconds(created) });
+    // Two issues in the first range (two pages), one in the 20th, one created an hour ago.
+    const issues = [issue(1, start + DAY), issue(2, start + 2 * DAY), issue(3, start + 19 * 30 * DAY + DAY), issue(4, Date.now() - 3_600_000)];
+    const asked: Array<{ start_time: string; end_time: string; cursor?: string }> = [];
+    const before = Date.now();
+    nock('https://api.usepylon.com')
+      .matchHeader('authorization', 'Bearer pylon-secret-token')
+      .get('/issues')
+      .query(true)
+      .times(200)
+      .reply((uri) => {
+        const query = Object.fromEntries(new URL(uri, 'https://api.usepylon.com').searchParams) as (typeof asked)[number];
+        asked.push(query);
+        const from = Date.parse(query.start_time);
+        const to = Date.parse(query.end_time);
+        const inRange = issues.filter((i) => Date.parse(i.created_at) >= from && Date.parse(i.created_at) < to);
+        if (inRange.length === 2 && query.cursor === undefined)
+          return [200, { data: inRange.slice(0, 1), pagination: { cursor: 'page2', has_next_page: true }, request_id: 'r' }];
+        const data = query.cursor === 'page2' ? inRange.slice(1) : inRange;
+        return [200, { data, pagination: { cursor: null, has_next_page: false }, request_id: 'r' }];
+      });
+
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 4, last_mode: 'full', reason: null });
+    const after = Date.now();
+
+    // The first range, twice: its second page carries the cursor.
+    expect(asked[0]).toEqual({ start_time: '2022-01-01T00:00:00Z', end_time: '2022-01-31T00:00:00Z' });
+    expect(asked[1]).toEqual({ start_time: '2022-01-01T00:00:00Z', end_time: '2022-01-31T00:00:00Z', cursor: 'page2' });
+    const ranges = asked.filter((q) => q.cursor === undefined);
+    expect(asked).toHaveLength(ranges.length + 1);
+    ranges.forEach((range, i) => {
+      expect(Date.parse(range.start_time)).toBe(start + i * 30 * DAY);
+      // Each range ends where the next begins; the last ends now.
+      if (i < ranges.length - 1) expect(range.end_time).toBe(ranges[i + 1]?.start_time);
+    });
+    const last = ranges[ranges.length - 1];
+    expect(Date.parse(last?.end_time ?? '')).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(Date.parse(last?.end_time ?? '')).toBeLessThanOrEqual(after);
+    expect(Date.parse(last?.end_time ?? '') - Date.parse(last?.start_time ?? '')).toBeLessThanOrEqual(30 * DAY);
+    expect(ranges).toHaveLength(Math.ceil((Date.parse(last?.end_time ?? '') - start) / (30 * DAY)));
+    expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-3', 'issue-4']);
+
+    // Every sync reads every range (the range is on creation, not change): an issue gone upstream is swept.
+    issues.splice(2, 1);
+    asked.length = 0;
+    // The answering interceptor allowed more ranges than there are; `asked` holds the ones read.
+    nock.cleanAll();
+    nock('https://api.usepylon.com')
+      .get('/issues')
+      .query(true)
+      .times(200)
+      .reply((uri) => {
+        const query = Object.fromEntries(new URL(uri, 'https://api.usepylon.com').searchParams) as (typeof asked)[number];
+        asked.push(query);
+        const inRange = issues.filter((i) => Date.parse(i.created_at) >= Date.parse(query.start_time) && Date.parse(i.created_at) < Date.parse(query.end_time));
+        return [200, { data: inRange, pagination: { cursor: null, has_next_page: false }, request_id: 'r' }];
+      });
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
+    expect(asked.length).toBe(ranges.length);
+    expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-4']);
+    nock.cleanAll();
+  });
+
+  it('Harvest: a time report covers the last 365 days, today included', async () => {
+    const id = await create({ connector_type: 'harvest', name: 'Harvest', credentials: { api_token: 'harvest-secret-token', account_id: '42' } });
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const before = Date.now();
+    const queries: Array<Record<string, string>> = [];
+    nock('https://api.harvestapp.com')
+      .matchHeader('authorization', 'Bearer harvest-secret-token')
+      .matchHeader('harvest-account-id', '42')
+      .get('/v2/reports/time/projects')
+      .query((q) => {
+        queries.push(q as Record<string, string>);
+        return true;
+      })
+      .reply(200, {
+        results: [
+          {
+            project_id: 7,
+            project_name: 'Website',
+            client_id: 3,
+            client_name: 'Acme',
+            total_hours: 12.5,
+            billable_hours: 10,
+            currency: 'EUR',
+            billable_amount: 1000,
+          },
+          { project_id: 8, project_name: 'App', client_id: 3, client_name: 'Acme', total_hours: 4, billable_hours: 4, currency: 'EUR', billable_amount: 400 },
+        ],
+        per_page: 2000,
+        total_pages: 1,
+        total_entries: 2,
+        next_page: null,
+        previous_page: null,
+        page: 1,
+        links: { next: null },
+      });
+    expect(await syncEntity(id, 'time_projects')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full' });
+    const after = Date.now();
+    expect(queries).toHaveLength(1);
+    const { from, to, ...rest } = queries[0] as Record<string, string>;
+    expect([day(before), day(after)]).toContain(to);
+    expect(from).toBe(day(Date.parse(`${to}T00:00:00Z`) - 364 * DAY));
+    expect(rest).toEqual({ per_page: '2000' });
+    expect((await search(id, 'time_projects', { eq: { project_name: 'Website' } })).map((r) => r.total_hours)).toEqual([12.5]);
+  });
+
+  it('Gong: detailed calls are asked for since 2010 in the body filter', async () => {
+    const id = await create({ connector_type: 'gong', name: 'Gong', credentials: { access_key: 'gong-key', access_key_secret: 'gong-secret' } });
+    const auth = `Basic ${Buffer.from('gong-key:gong-secret').toString('base64')}`;
+    const bodies: Array<Record<string, unknown>> = [];
+    const call = (n: number) => ({ metaData: { id: String(1000 + n), title: `Call ${n}`, started: '2025-01-02T10:00:00Z' }, parties: [] });
+    const before = Date.now();
+    nock('https://api.gong.io')
+      .matchHeader('authorization', auth)
+      .post('/v2/calls/extensive', (body: Record<string, unknown>) => {
+        bodies.push(body);
+        return true;
+      })
+      .times(2)
+      .reply((_uri, body) =>
+        (body as { cursor?: string }).cursor === undefined
+          ? [200, { requestId: 'r1', records: { totalRecords: 2, currentPageSize: 1, currentPageNumber: 0, cursor: 'next-page' }, calls: [call(1)] }]
+          : [200, { requestId: 'r2', records: { totalRecords: 2, currentPageSize: 1, currentPageNumber: 1 }, calls: [call(2)] }],
+      );
+    expect(await syncEntity(id, 'calls_extensive')).toMatchObject({ status: 'ready', entity_count: 2 });
+    const after = Date.now();
+    const toDateTime = String((bodies[0]?.filter as { toDateTime?: string } | undefined)?.toDateTime);
+    expect(Date.parse(toDateTime)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(Date.parse(toDateTime)).toBeLessThanOrEqual(after);
+    expect(bodies).toEqual([
+      { filter: { fromDateTime: '2010-01-01T00:00:00Z', toDateTime } },
+      { filter: { fromDateTime: '2010-01-01T00:00:00Z', toDateTime }, cursor: 'next-page' },
+    ]);
+  });
+
+  it('Klaviyo: campaigns are listed once per channel, and both channels make the entity', async () => {
+    const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_campaigns' } });
+    const api = () => nock('https://a.klaviyo.com').matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_campaigns').matchHeader('revision', '2026-07-15');
+    const campaign = (n: number, name: string) => ({
+      type: 'campaign',
+      id: `C${n}`,
+      attributes: { name, status: 'Sent', updated_at: '2026-01-01T00:00:00+00:00' },
+    });
+    api()
+      .get('/api/campaigns')
+      .query({ filter: "equals(messages.channel,'email')", 'page[size]': '100' })
+      .reply(200, { data: [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')], links: { self: '', next: null } });
+    api()
+      .get('/api/campaigns')
+      .query({ filter: "equals(messages.channel,'sms')", 'page[size]': '100' })
+      .reply(200, { data: [campaign(3, 'Flash sale')], links: { self: '', next: null } });
+    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
+    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C3']);
+
+    // An SMS campaign gone upstream is swept; the email ones stay.
+    api()
+      .get('/api/campaigns')
+      .query({ filter: "equals(messages.channel,'email')", 'page[size]': '100' })
+      .reply(200, { data: [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')], links: { self: '', next: null } });
+    api()
+      .get('/api/campaigns')
+      .query({ filter: "equals(messages.channel,'sms')", 'page[size]': '100' })
+      .reply(200, { data: [], links: { self: '', next: null } });
+    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 2 });
+  });
+
+  it('Pylon: custom fields are listed once per object type of the enum', async () => {
+    const id = await create({ connector_type: 'pylon', name: 'Pylon fields', credentials: { api_token: 'pylon-fields-token' } });
+    const types = ['account', 'issue', 'contact', 'task', 'project', 'call_recording'];
+    for (const type of types) {
+      nock('https://api.usepylon.com')
+        .matchHeader('authorization', 'Bearer pylon-fields-token')
+        .get('/custom-fields')
+        .query({ object_type: type })
+        .reply(200, {
+          data: [{ id: `cf-${type}`, slug: `${type}_tier`, label: 'Tier', object_type: type, type: 'select' }],
+          pagination: { has_next_page: false },
+        });
+    }
+    expect(await syncEntity(id, 'custom_fields')).toMatchObject({ status: 'ready', entity_count: 6 });
+    expect((await search(id, 'custom_fields', { eq: { object_type: 'contact' } })).map((r) => r.id)).toEqual(['cf-contact']);
+  });
+});
