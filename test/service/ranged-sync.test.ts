@@ -27,8 +27,8 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
   beforeAll(async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
-    // Page retries off: what the vendor receives is what these tests watch.
-    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
+    // Page retries off, except for rate limits: what the vendor receives is what these tests watch.
+    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, rateLimitRetries: 3, baseMs: 5, maxMs: 20 } } });
     tenant = await createTenant(service, 'Ranged Org');
   });
   afterEach(() => {
@@ -130,6 +130,39 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     expect(asked.length).toBe(ranges.length);
     expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-4']);
     nock.cleanAll();
+  });
+
+  it('Pylon: a range refused as rate limited is waited out beyond the ordinary retries', async () => {
+    const id = await create({ connector_type: 'pylon', name: 'Pylon limited', credentials: { api_token: 'pylon-limited-token' } });
+    const api = nock('https://api.usepylon.com');
+    // Pylon allows 10 issue lists a minute: the first range is refused three times without a Retry-After.
+    api
+      .get('/issues')
+      .query({ start_time: '2022-01-01T00:00:00Z', end_time: '2022-01-31T00:00:00Z' })
+      .times(3)
+      .reply(429, { errors: ['rate limited'] });
+    api
+      .get('/issues')
+      .query({ start_time: '2022-01-01T00:00:00Z', end_time: '2022-01-31T00:00:00Z' })
+      .reply(200, { data: [{ id: 'issue-1', title: 'Issue 1', created_at: '2022-01-02T00:00:00Z' }], pagination: { has_next_page: false } });
+    api
+      .get('/issues')
+      .query((q) => q.start_time !== '2022-01-01T00:00:00Z')
+      .times(200)
+      .reply(200, { data: [], pagination: { has_next_page: false } });
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 1 });
+    expect(nock.pendingMocks()).toEqual(['GET https://api.usepylon.com:443/issues']);
+
+    // A fourth refusal is one more than the rate-limit retries allow (3 here): the sync fails and says why.
+    nock.cleanAll();
+    nock('https://api.usepylon.com')
+      .get('/issues')
+      .query(true)
+      .times(4)
+      .reply(429, { errors: ['rate limited'] });
+    const failed = await syncEntity(id, 'issues');
+    expect(failed).toMatchObject({ status: 'failed', entity_count: 1 });
+    expect(failed.reason).toMatch(/^Reading issues \(2022-01-01T00:00:00\.000Z to 2022-01-31T00:00:00\.000Z, page 1\) failed after 4 attempts: /);
   });
 
   it('Harvest: a time report covers the last 365 days, today included', async () => {

@@ -48,6 +48,11 @@ import { eachValues, rangeParams, timeRanges, type TimeRange } from './window.js
 export interface RetryPolicy {
   /** Extra attempts of a page after the first. */
   retries: number;
+  /**
+   * Extra attempts of a page the vendor refused as rate limited: more than `retries`, so that the backoff
+   * outlasts a per-minute budget (Pylon's 10 issue lists a minute) when the vendor sends no Retry-After.
+   */
+  rateLimitRetries: number;
   /** First delay; doubles each attempt, with jitter (the runtime's backoff, on a longer scale). */
   baseMs: number;
   maxMs: number;
@@ -55,7 +60,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseMs: 2_000, maxMs: 60_000, maxRetryAfterMs: 15 * 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, rateLimitRetries: 8, baseMs: 2_000, maxMs: 60_000, maxRetryAfterMs: 15 * 60_000 };
 
 /** Pages one walk (one parent's list) may take; a vendor that never ends its pagination fails the sync here. */
 const MAX_PAGES_PER_WALK = 200_000;
@@ -280,7 +285,8 @@ export class ConnectorSync {
       try {
         return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, actionName, params));
       } catch (error) {
-        if (!transient(error) || attempt >= retry.retries) {
+        const allowed = error instanceof RateLimitedError ? retry.rateLimitRetries : retry.retries;
+        if (!transient(error) || attempt >= allowed) {
           const attempts = attempt + 1;
           throw new PageError(entity, `Reading ${entity} (${where}) failed${attempts > 1 ? ` after ${attempts} attempts` : ''}: ${message(error)}`, error);
         }
