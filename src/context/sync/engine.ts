@@ -42,7 +42,7 @@ import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
-import { eachValues, rangeParams, timeRanges, type TimeRange } from './window.js';
+import { eachValues, rangeParams, timeRanges } from './window.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -323,16 +323,19 @@ export class ConnectorSync {
     const filter = changeFilterOf(this.entity(name));
     if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
     const window = this.entity(name).search.window;
-    const ranges: Array<TimeRange | undefined> = window ? timeRanges(window, walk.now) : [undefined];
-    for (const [index, range] of ranges.entries()) {
-      const params = window && range ? rangeParams(window, range, base) : base;
-      const where = range ? `${describeContext(context)}${range.from.toISOString()} to ${range.to.toISOString()}, ` : describeContext(context);
-      yield* this.rangePages(name, params, walk, where, this.entity(name).search.fanOut !== undefined && index === 0);
+    const parentMayBeGone = this.entity(name).search.fanOut !== undefined;
+    if (!window) {
+      yield* this.pagesFrom(name, base, walk, describeContext(context), parentMayBeGone);
+      return;
+    }
+    for (const [index, range] of timeRanges(window, walk.now).entries()) {
+      const where = `${describeContext(context)}${range.from.toISOString()} to ${range.to.toISOString()}, `;
+      yield* this.pagesFrom(name, rangeParams(window, range, base), walk, where, parentMayBeGone && index === 0);
     }
   }
 
-  /** The pages of one call of the list (one range of a window), following next_params to the last. */
-  private async *rangePages(name: string, first: Record<string, unknown>, walk: Walk, where: string, parentMayBeGone: boolean): AsyncGenerator<unknown[]> {
+  /** The pages of one listing (one range of a window), from its first params, following next_params to the last. */
+  private async *pagesFrom(name: string, first: Record<string, unknown>, walk: Walk, where: string, parentMayBeGone: boolean): AsyncGenerator<unknown[]> {
     const { actionName, decision } = walk;
     const filter = changeFilterOf(this.entity(name));
     // A newest-first list has no filter: the walk stops where the records get older than the mark.
