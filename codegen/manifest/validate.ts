@@ -511,6 +511,8 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
   if ((window.start === undefined) === (window.lookback_days === undefined))
     report(at, 'window', 'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both');
   if (search.incremental !== undefined) report(at, 'window', 'a window is walked in full by every sync: give search.incremental or search.window, not both');
+  if (window.start !== undefined && Date.parse(window.start) >= Date.now())
+    report([...at, 'start'], 'window', `window start ${window.start} is not in the past: a sync would ask for nothing and sweep every record`);
   if (window.from === window.to) report([...at, 'to'], 'window', `window from and to are the same param "${window.from}"`);
   for (const end of ['from', 'to'] as const) {
     const path = window[end];

@@ -303,6 +303,11 @@ describe('every documented manifest error rule has a failing example', () => {
     ],
     [
       'window',
+      `window: { from: range.from, to: until, format: iso8601, start: "2999-01-01T00:00:00Z", ${DOCS} }`,
+      'window start 2999-01-01T00:00:00Z is not in the past: a sync would ask for nothing and sweep every record',
+    ],
+    [
+      'window',
       `window: { from: range.from, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", lookback_days: 30, ${DOCS} }`,
       'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both',
     ],
