@@ -586,7 +586,12 @@ export interface Search {
      * last year). Records that fall out of it are marked deleted.
      */
     lookbackDays?: number;
-    /** The vendor's longest range in days; a longer span is asked in consecutive windows, oldest first. */
+    /**
+     * The vendor's longest range in days, from one end to the other; a longer span is asked in ranges of
+     * that length, oldest first, each beginning a second before the previous one ended (a record on the
+     * boundary is listed whatever the vendor's ends include). With `date` and a vendor that counts both
+     * end days, give one day less.
+     */
     maxDays?: number;
     /** The vendor's page that documents the range and its limits. */
     docs: string;

@@ -100,15 +100,17 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     const ranges = asked.filter((q) => q.cursor === undefined);
     expect(asked).toHaveLength(ranges.length + 1);
     ranges.forEach((range, i) => {
-      expect(Date.parse(range.start_time)).toBe(start + i * 30 * DAY);
-      // Each range ends where the next begins; the last ends now.
-      if (i < ranges.length - 1) expect(range.end_time).toBe(ranges[i + 1]?.start_time);
+      // Each range spans 30 days and the next begins a second before it ends (a boundary record is listed
+      // whatever Pylon's ends include); the last ends now.
+      expect(Date.parse(range.start_time)).toBe(start + i * (30 * DAY - 1000));
+      if (i < ranges.length - 1) expect(Date.parse(range.end_time)).toBe(Date.parse(range.start_time) + 30 * DAY);
+      if (i < ranges.length - 1) expect(Date.parse(ranges[i + 1]?.start_time ?? '')).toBe(Date.parse(range.end_time) - 1000);
     });
     const last = ranges[ranges.length - 1];
     expect(Date.parse(last?.end_time ?? '')).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
     expect(Date.parse(last?.end_time ?? '')).toBeLessThanOrEqual(after);
     expect(Date.parse(last?.end_time ?? '') - Date.parse(last?.start_time ?? '')).toBeLessThanOrEqual(30 * DAY);
-    expect(ranges).toHaveLength(Math.ceil((Date.parse(last?.end_time ?? '') - start) / (30 * DAY)));
+    expect(ranges).toHaveLength(Math.ceil((Date.parse(last?.end_time ?? '') - start - 1000) / (30 * DAY - 1000)));
     expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-3', 'issue-4']);
 
     // Every sync reads every range (the range is on creation, not change): an issue gone upstream is swept.

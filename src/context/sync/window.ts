@@ -13,18 +13,24 @@ export interface TimeRange {
 }
 
 const DAY_MS = 86_400_000;
+/** How much consecutive ranges overlap: the whole seconds vendors' range params are written in. */
+const BOUNDARY_OVERLAP_MS = 1000;
 
 /**
  * The ranges a sync asks for, oldest first: from the window's start (or lookback_days before `now`) to `now`,
- * cut into consecutive ranges of at most max_days. Each range ends where the next begins: a vendor whose end
- * is inclusive lists a record on the boundary twice, which stores it once.
+ * cut into ranges of at most max_days. Each range after the first begins a second before the previous one
+ * ended, so that a record created on the boundary is listed whether the vendor's ends include it or not
+ * (Pylon does not say); listed twice, it is stored once. Days (`date`) overlap by their boundary day.
  */
 export function timeRanges(window: SyncWindow, now: Date): TimeRange[] {
   const start = window.start !== undefined ? Date.parse(window.start) : now.getTime() - (window.lookbackDays ?? 0) * DAY_MS;
-  const step = window.maxDays !== undefined ? window.maxDays * DAY_MS : Number.POSITIVE_INFINITY;
+  const span = window.maxDays !== undefined ? window.maxDays * DAY_MS : Number.POSITIVE_INFINITY;
   const ranges: TimeRange[] = [];
-  for (let from = start; from < now.getTime(); from += step) {
-    ranges.push({ from: new Date(from), to: new Date(Math.min(from + step, now.getTime())) });
+  for (let from = start; from < now.getTime(); ) {
+    const to = Math.min(from + span, now.getTime());
+    ranges.push({ from: new Date(from), to: new Date(to) });
+    if (to >= now.getTime()) break;
+    from = to - BOUNDARY_OVERLAP_MS;
   }
   return ranges;
 }
