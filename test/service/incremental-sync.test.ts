@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { changeFilterParams, changeTime, decideMode } from '../../src/context/sync/incremental.js';
 import { formatInstant } from '../../runtime/instants.js';
@@ -11,6 +11,7 @@ import { beginEntitySync } from '../../src/context/sync/state.js';
 import { findConnector } from '../../src/services/connector-lookup.js';
 import { connectorInstance } from '../../src/services/execution.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { connectorSyncApi, useNockedVendors } from '../support/sync-api.js';
 
 // Incremental syncs (manifest search.incremental): a first full walk records the high-water mark, later
 // syncs send the vendor's change filter with the overlap applied, and a full sweep finds deletions.
@@ -21,19 +22,6 @@ const JIRA = 'https://acme.atlassian.net';
 const INTERCOM = 'https://api.intercom.io';
 const SALESFORCE = 'https://acme.my.salesforce.com';
 const MINUTE = 60_000;
-
-interface CacheEntity {
-  entity: string;
-  status: string;
-  entity_count: number;
-  mode: 'incremental' | 'full';
-  last_mode: 'incremental' | 'full' | null;
-  high_water_mark: string | null;
-  last_full_sweep_at: string | null;
-  next_full_sweep_at: string | null;
-  lag_seconds: number | null;
-  reason: string | null;
-}
 
 /** ISO 8601 at whole seconds, as Harvest writes it. */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
@@ -54,45 +42,19 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   let service: TestService;
   let tenant: Tenant;
 
+  useNockedVendors();
+  const { create, entityState, syncEntity } = connectorSyncApi(() => tenant);
+
   beforeAll(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
     service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
     tenant = await createTenant(service, 'Incremental Org');
   });
-  afterEach(() => {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    expect(pending, 'every expected upstream request was made').toEqual([]);
-  });
   afterAll(async () => {
     await service.close();
-    nock.enableNetConnect();
   });
-
-  async function create(body: Record<string, unknown>): Promise<string> {
-    const res = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, { workspace_name: 'default', ...body });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.id;
-  }
 
   const createJira = (name: string) =>
     create({ connector_type: 'jira', name, replication_config: { subdomain: 'acme' }, credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' } });
-
-  async function entityState(id: string, entity: string): Promise<CacheEntity> {
-    const res = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: CacheEntity[] } }>(`${CONNECTORS}/${id}/inspect`);
-    expect(res.status).toBe(200);
-    const found = res.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === entity);
-    if (!found) throw new Error(`inspect lists no ${entity}`);
-    return found;
-  }
-
-  /** Syncs one entity through the API (the sync job runs on the queue; the request waits for it). */
-  async function syncEntity(id: string, entity: string): Promise<CacheEntity> {
-    const res = await tenant.api.post(`${CONNECTORS}/${id}/sync`, { entity, wait: true, wait_seconds: 30 });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return entityState(id, entity);
-  }
 
   /** One run of `names` in one ConnectorSync, in the order given, as a sync of the whole connector orders them. */
   async function runEntities(id: string, names: string[]) {
