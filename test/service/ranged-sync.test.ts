@@ -1,6 +1,7 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { connectorSyncApi, useNockedVendors } from '../support/sync-api.js';
 
 // Lists a sync calls more than once to read a whole entity (manifest search.each and search.window): once
 // per value of an enum param, and once per time range where the vendor's list needs one. Every request
@@ -9,14 +10,6 @@ import { createTenant, startTestService, storeKinds, type Tenant, type TestServi
 const CONNECTORS = '/api/v1/integrations/connectors';
 const DAY = 86_400_000;
 
-interface CacheEntity {
-  entity: string;
-  status: string;
-  entity_count: number;
-  last_mode: 'incremental' | 'full' | null;
-  reason: string | null;
-}
-
 /** ISO 8601 at whole seconds. */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -24,37 +17,17 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
   let service: TestService;
   let tenant: Tenant;
 
+  useNockedVendors();
+  const { create, syncEntity } = connectorSyncApi(() => tenant);
+
   beforeAll(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
     // Page retries off, except for rate limits: what the vendor receives is what these tests watch.
     service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, rateLimitRetries: 3, baseMs: 5, maxMs: 20 } } });
     tenant = await createTenant(service, 'Ranged Org');
   });
-  afterEach(() => {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    expect(pending, 'every expected upstream request was made').toEqual([]);
-  });
   afterAll(async () => {
     await service.close();
-    nock.enableNetConnect();
   });
-
-  async function create(body: Record<string, unknown>): Promise<string> {
-    const res = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, { workspace_name: 'default', ...body });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.id;
-  }
-
-  async function syncEntity(id: string, entity: string): Promise<CacheEntity> {
-    const res = await tenant.api.post(`${CONNECTORS}/${id}/sync`, { entity, wait: true, wait_seconds: 60 });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const inspect = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: CacheEntity[] } }>(`${CONNECTORS}/${id}/inspect`);
-    const found = inspect.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === entity);
-    if (!found) throw new Error(`inspect lists no ${entity}`);
-    return found;
-  }
 
   async function search(id: string, entity: string, filter?: Record<string, unknown>) {
     const res = await tenant.api.post<{ result: { data: Array<Record<string, unknown>> } }>(`${CONNECTORS}/${id}/execute`, {
@@ -73,23 +46,26 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     // Two issues in the first range (two pages), one in the 20th, one created an hour ago.
     const issues = [issue(1, start + DAY), issue(2, start + 2 * DAY), issue(3, start + 19 * 30 * DAY + DAY), issue(4, Date.now() - 3_600_000)];
     const asked: Array<{ start_time: string; end_time: string; cursor?: string }> = [];
+    /** Pylon's GET /issues over `issues`, noting each query; a range holding two issues answers them in two pages. */
+    const answerIssues = () =>
+      nock('https://api.usepylon.com')
+        .matchHeader('authorization', 'Bearer pylon-secret-token')
+        .get('/issues')
+        .query(true)
+        .times(200)
+        .reply((uri) => {
+          const query = Object.fromEntries(new URL(uri, 'https://api.usepylon.com').searchParams) as (typeof asked)[number];
+          asked.push(query);
+          const from = Date.parse(query.start_time);
+          const to = Date.parse(query.end_time);
+          const inRange = issues.filter((i) => Date.parse(i.created_at) >= from && Date.parse(i.created_at) < to);
+          if (inRange.length === 2 && query.cursor === undefined)
+            return [200, { data: inRange.slice(0, 1), pagination: { cursor: 'page2', has_next_page: true }, request_id: 'r' }];
+          const data = query.cursor === 'page2' ? inRange.slice(1) : inRange;
+          return [200, { data, pagination: { cursor: null, has_next_page: false }, request_id: 'r' }];
+        });
     const before = Date.now();
-    nock('https://api.usepylon.com')
-      .matchHeader('authorization', 'Bearer pylon-secret-token')
-      .get('/issues')
-      .query(true)
-      .times(200)
-      .reply((uri) => {
-        const query = Object.fromEntries(new URL(uri, 'https://api.usepylon.com').searchParams) as (typeof asked)[number];
-        asked.push(query);
-        const from = Date.parse(query.start_time);
-        const to = Date.parse(query.end_time);
-        const inRange = issues.filter((i) => Date.parse(i.created_at) >= from && Date.parse(i.created_at) < to);
-        if (inRange.length === 2 && query.cursor === undefined)
-          return [200, { data: inRange.slice(0, 1), pagination: { cursor: 'page2', has_next_page: true }, request_id: 'r' }];
-        const data = query.cursor === 'page2' ? inRange.slice(1) : inRange;
-        return [200, { data, pagination: { cursor: null, has_next_page: false }, request_id: 'r' }];
-      });
+    answerIssues();
 
     expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 4, last_mode: 'full', reason: null });
     const after = Date.now();
@@ -118,18 +94,9 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     asked.length = 0;
     // The answering interceptor allowed more ranges than there are; `asked` holds the ones read.
     nock.cleanAll();
-    nock('https://api.usepylon.com')
-      .get('/issues')
-      .query(true)
-      .times(200)
-      .reply((uri) => {
-        const query = Object.fromEntries(new URL(uri, 'https://api.usepylon.com').searchParams) as (typeof asked)[number];
-        asked.push(query);
-        const inRange = issues.filter((i) => Date.parse(i.created_at) >= Date.parse(query.start_time) && Date.parse(i.created_at) < Date.parse(query.end_time));
-        return [200, { data: inRange, pagination: { cursor: null, has_next_page: false }, request_id: 'r' }];
-      });
+    answerIssues();
     expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
-    expect(asked.length).toBe(ranges.length);
+    expect(asked).toHaveLength(ranges.length + 1);
     expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-4']);
     nock.cleanAll();
   });
@@ -243,33 +210,29 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
 
   it('Klaviyo: campaigns are listed once per channel, and both channels make the entity', async () => {
     const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_campaigns' } });
-    const api = () => nock('https://a.klaviyo.com').matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_campaigns').matchHeader('revision', '2026-07-15');
     const campaign = (n: number, name: string) => ({
       type: 'campaign',
       id: `C${n}`,
       attributes: { name, status: 'Sent', updated_at: '2026-01-01T00:00:00+00:00' },
     });
-    api()
-      .get('/api/campaigns')
-      .query({ filter: "equals(messages.channel,'email')", 'page[size]': '100' })
-      .reply(200, { data: [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')], links: { self: '', next: null } });
-    api()
-      .get('/api/campaigns')
-      .query({ filter: "equals(messages.channel,'sms')", 'page[size]': '100' })
-      .reply(200, { data: [campaign(3, 'Flash sale')], links: { self: '', next: null } });
+    /** The one page of a channel's campaigns, asked for exactly as Klaviyo requires. */
+    const channel = (name: 'email' | 'sms', campaigns: unknown[]) =>
+      nock('https://a.klaviyo.com')
+        .matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_campaigns')
+        .matchHeader('revision', '2026-07-15')
+        .get('/api/campaigns')
+        .query({ filter: `equals(messages.channel,'${name}')`, 'page[size]': '100' })
+        .reply(200, { data: campaigns, links: { self: '', next: null } });
+    channel('email', [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')]);
+    channel('sms', [campaign(3, 'Flash sale')]);
     expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
     expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C3']);
 
     // An SMS campaign gone upstream is swept; the email ones stay.
-    api()
-      .get('/api/campaigns')
-      .query({ filter: "equals(messages.channel,'email')", 'page[size]': '100' })
-      .reply(200, { data: [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')], links: { self: '', next: null } });
-    api()
-      .get('/api/campaigns')
-      .query({ filter: "equals(messages.channel,'sms')", 'page[size]': '100' })
-      .reply(200, { data: [], links: { self: '', next: null } });
+    channel('email', [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')]);
+    channel('sms', []);
     expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 2 });
+    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2']);
   });
 
   it('Pylon: custom fields are listed once per object type of the enum', async () => {
