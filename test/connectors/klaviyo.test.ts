@@ -345,7 +345,7 @@ describe('klaviyo validation', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('campaigns list requires the channel filter and accepts only the two channel strings', async () => {
+  it('campaigns list requires the channel filter and accepts only the three channel strings', async () => {
     const scope = nock(API);
     const conn = klaviyo();
 
@@ -354,7 +354,11 @@ describe('klaviyo validation', () => {
 
     const e2 = await conn.execute('campaigns', 'list', { filter: 'email' }).catch((e: unknown) => e);
     expect((e2 as ValidationError).issues).toEqual([
-      expect.objectContaining({ field: 'filter', rule: 'enum', limit: ["equals(messages.channel,'email')", "equals(messages.channel,'sms')"] }),
+      expect.objectContaining({
+        field: 'filter',
+        rule: 'enum',
+        limit: ["equals(messages.channel,'email')", "equals(messages.channel,'sms')", "equals(messages.channel,'mobile_push')"],
+      }),
     ]);
     expect(scope.isDone()).toBe(true);
   });

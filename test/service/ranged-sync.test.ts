@@ -208,7 +208,7 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     ]);
   });
 
-  it('Klaviyo: campaigns are listed once per channel, and both channels make the entity', async () => {
+  it('Klaviyo: campaigns are listed once per channel, and the channels together make the entity', async () => {
     const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_campaigns' } });
     const campaign = (n: number, name: string) => ({
       type: 'campaign',
@@ -216,7 +216,7 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
       attributes: { name, status: 'Sent', updated_at: '2026-01-01T00:00:00+00:00' },
     });
     /** The one page of a channel's campaigns, asked for exactly as Klaviyo requires. */
-    const channel = (name: 'email' | 'sms', campaigns: unknown[]) =>
+    const channel = (name: 'email' | 'sms' | 'mobile_push', campaigns: unknown[]) =>
       nock('https://a.klaviyo.com')
         .matchHeader('authorization', 'Klaviyo-API-Key pk_klaviyo_campaigns')
         .matchHeader('revision', '2026-07-15')
@@ -225,14 +225,16 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
         .reply(200, { data: campaigns, links: { self: '', next: null } });
     channel('email', [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')]);
     channel('sms', [campaign(3, 'Flash sale')]);
-    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
-    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C3']);
+    channel('mobile_push', [campaign(4, 'App launch')]);
+    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 4, last_mode: 'full' });
+    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C3', 'C4']);
 
     // An SMS campaign gone upstream is swept; the email ones stay.
     channel('email', [campaign(1, 'Spring sale'), campaign(2, 'Newsletter')]);
     channel('sms', []);
-    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 2 });
-    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2']);
+    channel('mobile_push', [campaign(4, 'App launch')]);
+    expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 3 });
+    expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C4']);
   });
 
   it('Pylon: custom fields are listed once per object type of the enum', async () => {

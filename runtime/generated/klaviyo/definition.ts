@@ -610,7 +610,7 @@ export const definition: ConnectorDefinition = {
     },
     "campaigns": {
       "name": "campaigns",
-      "description": "Email or SMS campaigns (one channel per list call), with audiences, send strategy and status.",
+      "description": "Email, SMS or mobile push campaigns (one channel per list call), with audiences, send strategy and status.",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -745,7 +745,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email') or 'sms'); the channel filter is required by Klaviyo.",
+          "description": "List campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email'), 'sms' or 'mobile_push'); the channel filter is required by Klaviyo.",
           "method": "GET",
           "path": "/api/campaigns",
           "params": {
@@ -755,11 +755,12 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "enum": [
                   "equals(messages.channel,'email')",
-                  "equals(messages.channel,'sms')"
+                  "equals(messages.channel,'sms')",
+                  "equals(messages.channel,'mobile_push')"
                 ]
               },
               "required": true,
-              "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns).",
+              "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns), \"equals(messages.channel,'sms')\" (SMS campaigns) or \"equals(messages.channel,'mobile_push')\" (mobile push campaigns).",
               "sendDefault": false,
               "wire": "filter"
             },

@@ -68,7 +68,7 @@ export interface KlaviyoListsGetParams {
   id: string;
 }
 
-/** Email or SMS campaigns (one channel per list call), with audiences, send strategy and status. */
+/** Email, SMS or mobile push campaigns (one channel per list call), with audiences, send strategy and status. */
 export interface KlaviyoCampaignsRecord {
   [field: string]: unknown;
   type: string | null;
@@ -80,10 +80,10 @@ export interface KlaviyoCampaignsRecord {
   links: Record<string, unknown> | null;
 }
 
-/** List campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email') or 'sms'); the channel filter is required by Klaviyo. */
+/** List campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email'), 'sms' or 'mobile_push'); the channel filter is required by Klaviyo. */
 export interface KlaviyoCampaignsListParams {
-  /** The channel filter, exactly one of these strings: "equals(messages.channel,'email')" (email campaigns) or "equals(messages.channel,'sms')" (SMS campaigns). */
-  filter: "equals(messages.channel,'email')" | "equals(messages.channel,'sms')";
+  /** The channel filter, exactly one of these strings: "equals(messages.channel,'email')" (email campaigns), "equals(messages.channel,'sms')" (SMS campaigns) or "equals(messages.channel,'mobile_push')" (mobile push campaigns). */
+  filter: "equals(messages.channel,'email')" | "equals(messages.channel,'sms')" | "equals(messages.channel,'mobile_push')";
   /** Records per page, 1 to 100. */
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */

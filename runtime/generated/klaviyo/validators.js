@@ -468,8 +468,12 @@ const schema15 = {
     "properties": {
         "filter": {
             "type": "string",
-            "enum": ["equals(messages.channel,'email')", "equals(messages.channel,'sms')"],
-            "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns)."
+            "enum": [
+                "equals(messages.channel,'email')",
+                "equals(messages.channel,'sms')",
+                "equals(messages.channel,'mobile_push')"
+            ],
+            "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns), \"equals(messages.channel,'sms')\" (SMS campaigns) or \"equals(messages.channel,'mobile_push')\" (mobile push campaigns)."
         },
         "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." },
         "page[cursor]": {
@@ -533,7 +537,7 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-        if (!((data0 === "equals(messages.channel,'email')") || (data0 === "equals(messages.channel,'sms')"))) {
+        if (!(((data0 === "equals(messages.channel,'email')") || (data0 === "equals(messages.channel,'sms')")) || (data0 === "equals(messages.channel,'mobile_push')"))) {
             const err3 = {
                 instancePath: instancePath + "/filter",
                 schemaPath: "#/properties/filter/enum",
