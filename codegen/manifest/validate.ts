@@ -509,7 +509,7 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
     return;
   }
   if ((window.start === undefined) === (window.lookback_days === undefined))
-    report(at, 'window', 'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both');
+    report(at, 'window', 'window needs exactly one of start (the earliest instant asked for) and lookback_days (a rolling range)');
   if (search.incremental !== undefined) report(at, 'window', 'a window is walked in full by every sync: give search.incremental or search.window, not both');
   if (window.start !== undefined && Date.parse(window.start) >= Date.now())
     report([...at, 'start'], 'window', `window start ${window.start} is not in the past: a sync would ask for nothing and sweep every record`);

@@ -309,7 +309,7 @@ describe('every documented manifest error rule has a failing example', () => {
     [
       'window',
       `window: { from: range.from, to: until, format: iso8601, start: "2022-01-01T00:00:00Z", lookback_days: 30, ${DOCS} }`,
-      'window needs either start (the earliest instant asked for) or lookback_days (a rolling range), not both',
+      'window needs exactly one of start (the earliest instant asked for) and lookback_days (a rolling range)',
     ],
     [
       'window',

@@ -42,7 +42,7 @@ import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
-import { eachValues, rangeParams, timeRanges } from './window.js';
+import { eachValues, rangeParams, timeRanges } from './repeated-lists.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {

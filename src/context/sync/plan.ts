@@ -6,7 +6,7 @@
  * children), and the page size to ask for.
  */
 import { pageSizeParam, type ActionDefinition, type ConnectorDefinition, type EntityDefinition } from '../../../runtime/index.js';
-import { windowParamNames } from './window.js';
+import { windowParamNames } from './repeated-lists.js';
 
 /** Entities declared searchable in the context store (search.fields non-empty), in manifest order. */
 export function searchableEntities(definition: ConnectorDefinition): string[] {
