@@ -177,6 +177,13 @@ const R = {
     created_at: '2025-09-25T09:00:00Z',
     updated_at: '2025-10-28T16:45:00Z',
   },
+  knowledge_bases: {
+    id: KB_ID,
+    title: 'Vendor Help Center',
+    slug: 'help',
+    default_language: 'en',
+    supported_languages: ['en', 'de'],
+  },
   articles: {
     id: 'art_5a7c9e1b',
     title: 'Configuring SAML SSO',
@@ -225,6 +232,7 @@ const LISTS: Array<[Entity, string, Rec, Record<string, string>, boolean]> = [
   ['ticket_forms', '/ticket-forms', {}, {}, true],
   ['user_roles', '/user-roles', {}, {}, true],
   ['tasks', '/tasks', { limit: 25 }, { limit: '25' }, true],
+  ['knowledge_bases', '/knowledge-bases', {}, {}, false],
   ['articles', `/knowledge-bases/${KB_ID}/articles`, { knowledge_base_id: KB_ID, language: 'en' }, { language: 'en' }, true],
   ['collections', `/knowledge-bases/${KB_ID}/collections`, { knowledge_base_id: KB_ID }, {}, false],
 ];
@@ -240,6 +248,7 @@ const GETS: Array<[Entity, string, Rec]> = [
   ['custom_fields', '/custom-fields/cf_1a2b3c4d', { id: 'cf_1a2b3c4d' }],
   ['ticket_forms', '/ticket-forms/tf_8e4c2a6b', { id: 'tf_8e4c2a6b' }],
   ['tasks', '/tasks/task_9b1d3f5a', { id: 'task_9b1d3f5a' }],
+  ['knowledge_bases', `/knowledge-bases/${KB_ID}`, { id: KB_ID }],
   ['articles', `/knowledge-bases/${KB_ID}/articles/art_5a7c9e1b`, { knowledge_base_id: KB_ID, article_id: 'art_5a7c9e1b' }],
   ['collections', `/knowledge-bases/${KB_ID}/collections/col_3b5d7f9a`, { knowledge_base_id: KB_ID, collection_id: 'col_3b5d7f9a' }],
   ['me', '/me', {}],

@@ -237,6 +237,42 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     expect((await search(id, 'campaigns')).map((r) => r.id)).toEqual(['C1', 'C2', 'C4']);
   });
 
+  it('Pylon: articles and collections are listed per knowledge base, each record keeping its knowledge base', async () => {
+    const id = await create({ connector_type: 'pylon', name: 'Pylon help center', credentials: { api_token: 'pylon-kb-token' } });
+    const api = () => nock('https://api.usepylon.com').matchHeader('authorization', 'Bearer pylon-kb-token');
+    const knowledgeBases = () =>
+      api()
+        .get('/knowledge-bases')
+        .reply(200, {
+          data: [
+            { id: 'kb-help', title: 'Help Center', slug: 'help' },
+            { id: 'kb-dev', title: 'Developer Docs', slug: 'dev' },
+          ],
+          request_id: 'r',
+        });
+    knowledgeBases();
+    api()
+      .get('/knowledge-bases/kb-help/articles')
+      .query({ limit: '999' })
+      .reply(200, { data: [{ id: 'art-1', title: 'Reset your password' }], pagination: { has_next_page: false }, request_id: 'r' });
+    api()
+      .get('/knowledge-bases/kb-dev/articles')
+      .query({ limit: '999' })
+      .reply(200, { data: [{ id: 'art-2', title: 'API tokens' }], pagination: { has_next_page: false }, request_id: 'r' });
+    expect(await syncEntity(id, 'articles')).toMatchObject({ status: 'ready', entity_count: 2 });
+    expect((await search(id, 'articles', { eq: { knowledge_base_id: 'kb-dev' } })).map((r) => r.title)).toEqual(['API tokens']);
+
+    knowledgeBases();
+    api()
+      .get('/knowledge-bases/kb-help/collections')
+      .reply(200, { data: [{ id: 'col-1', title: 'Account' }], request_id: 'r' });
+    api()
+      .get('/knowledge-bases/kb-dev/collections')
+      .reply(200, { data: [{ id: 'col-2', title: 'Authentication' }], request_id: 'r' });
+    expect(await syncEntity(id, 'collections')).toMatchObject({ status: 'ready', entity_count: 2 });
+    expect((await search(id, 'collections', { eq: { knowledge_base_id: 'kb-help' } })).map((r) => r.title)).toEqual(['Account']);
+  });
+
   it('Pylon: custom fields are listed once per object type of the enum', async () => {
     const id = await create({ connector_type: 'pylon', name: 'Pylon fields', credentials: { api_token: 'pylon-fields-token' } });
     const types = ['account', 'issue', 'contact', 'task', 'project', 'call_recording'];

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.usepylon.com/favicon.ico",
   "supportLevel": "certified",
   "category": "helpdesk",
-  "description": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
+  "description": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge bases with their articles and collections, and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
   "docs": [
     {
       "title": "Pylon API (tokens are created by admins)",
@@ -66,7 +66,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "check": {
     "entity": "me",
     "action": "get",
@@ -3696,6 +3696,93 @@ export const definition: ConnectorDefinition = {
         }
       }
     },
+    "knowledge_bases": {
+      "name": "knowledge_bases",
+      "description": "Knowledge bases of the organization (help centers); their ids list the articles and collections.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "slug": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "default_language": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "supported_languages": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [
+          "id",
+          "title",
+          "slug",
+          "default_language",
+          "supported_languages"
+        ],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the knowledge bases of the organization (GET /knowledge-bases), all at once.",
+          "method": "GET",
+          "path": "/knowledge-bases",
+          "params": {},
+          "guards": [],
+          "recordsPath": "data",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve a knowledge base (GET /knowledge-bases/{id}); returns the knowledge base.",
+          "method": "GET",
+          "path": "/knowledge-bases/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the knowledge base.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "recordPath": "data",
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
     "articles": {
       "name": "articles",
       "description": "Knowledge-base articles (published and draft HTML content).",
@@ -3787,8 +3874,18 @@ export const definition: ConnectorDefinition = {
           "last_published_at",
           "current_published_content_html",
           "current_draft_content_html",
-          "visibility_config"
+          "visibility_config",
+          "knowledge_base_id"
         ],
+        "derived": {
+          "knowledge_base_id": "params.knowledge_base_id"
+        },
+        "fanOut": {
+          "entity": "knowledge_bases",
+          "field": "id",
+          "param": "knowledge_base_id",
+          "incrementalWithParent": false
+        },
         "semantic": []
       },
       "actions": {
@@ -3805,7 +3902,7 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
-              "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
+              "description": "ID of the knowledge base (knowledge_bases list).",
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },
@@ -3873,7 +3970,7 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
-              "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
+              "description": "ID of the knowledge base (knowledge_bases list).",
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },
@@ -3971,8 +4068,18 @@ export const definition: ConnectorDefinition = {
           "parent_collection_id",
           "created_at",
           "icon",
-          "visibility_config"
+          "visibility_config",
+          "knowledge_base_id"
         ],
+        "derived": {
+          "knowledge_base_id": "params.knowledge_base_id"
+        },
+        "fanOut": {
+          "entity": "knowledge_bases",
+          "field": "id",
+          "param": "knowledge_base_id",
+          "incrementalWithParent": false
+        },
         "semantic": []
       },
       "actions": {
@@ -3989,7 +4096,7 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
-              "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
+              "description": "ID of the knowledge base (knowledge_bases list).",
               "sendDefault": false,
               "wire": "knowledge_base_id"
             }
@@ -4014,7 +4121,7 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
-              "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
+              "description": "ID of the knowledge base (knowledge_bases list).",
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },

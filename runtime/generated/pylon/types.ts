@@ -746,6 +746,26 @@ export interface PylonMilestonesUpdateParams {
   due_date?: string;
 }
 
+/** Knowledge bases of the organization (help centers); their ids list the articles and collections. */
+export interface PylonKnowledgeBasesRecord {
+  [field: string]: unknown;
+  id: string;
+  title: string | null;
+  slug: string | null;
+  default_language: string | null;
+  supported_languages: Array<unknown> | null;
+}
+
+/** List the knowledge bases of the organization (GET /knowledge-bases), all at once. */
+export interface PylonKnowledgeBasesListParams {
+}
+
+/** Retrieve a knowledge base (GET /knowledge-bases/{id}); returns the knowledge base. */
+export interface PylonKnowledgeBasesGetParams {
+  /** ID of the knowledge base. */
+  id: string;
+}
+
 /** Knowledge-base articles (published and draft HTML content). */
 export interface PylonArticlesRecord {
   [field: string]: unknown;
@@ -765,7 +785,7 @@ export interface PylonArticlesRecord {
 
 /** List the articles of a knowledge base (GET /knowledge-bases/{id}/articles). */
 export interface PylonArticlesListParams {
-  /** ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). */
+  /** ID of the knowledge base (knowledge_bases list). */
   knowledge_base_id: string;
   /** Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. */
   cursor?: string;
@@ -782,7 +802,7 @@ export interface PylonArticlesListPagination {
 
 /** Retrieve an article of a knowledge base (GET /knowledge-bases/{id}/articles/{article_id}); returns the article. */
 export interface PylonArticlesGetParams {
-  /** ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). */
+  /** ID of the knowledge base (knowledge_bases list). */
   knowledge_base_id: string;
   /** ID of the article. */
   article_id: string;
@@ -805,13 +825,13 @@ export interface PylonCollectionsRecord {
 
 /** List the collections of a knowledge base (GET /knowledge-bases/{id}/collections); Pylon returns them all at once. */
 export interface PylonCollectionsListParams {
-  /** ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). */
+  /** ID of the knowledge base (knowledge_bases list). */
   knowledge_base_id: string;
 }
 
 /** Retrieve a collection of a knowledge base (GET /knowledge-bases/{id}/collections/{collection_id}); returns the collection. */
 export interface PylonCollectionsGetParams {
-  /** ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). */
+  /** ID of the knowledge base (knowledge_bases list). */
   knowledge_base_id: string;
   /** ID of the collection. */
   collection_id: string;
@@ -906,6 +926,10 @@ export type PylonOperations = {
     create: { params: PylonMilestonesCreateParams; data: Record<string, unknown>; pagination: never };
     update: { params: PylonMilestonesUpdateParams; data: Record<string, unknown>; pagination: never };
   };
+  knowledge_bases: {
+    list: { params: PylonKnowledgeBasesListParams; data: PylonKnowledgeBasesRecord[]; pagination: never };
+    get: { params: PylonKnowledgeBasesGetParams; data: PylonKnowledgeBasesRecord; pagination: never };
+  };
   articles: {
     list: { params: PylonArticlesListParams; data: PylonArticlesRecord[]; pagination: PylonArticlesListPagination };
     get: { params: PylonArticlesGetParams; data: PylonArticlesRecord; pagination: never };
@@ -938,6 +962,7 @@ export type PylonRecords = {
   tasks: PylonTasksRecord;
   projects: PylonProjectsRecord;
   milestones: PylonMilestonesRecord;
+  knowledge_bases: PylonKnowledgeBasesRecord;
   articles: PylonArticlesRecord;
   collections: PylonCollectionsRecord;
   me: PylonMeRecord;
@@ -1018,6 +1043,10 @@ export type PylonFacade = {
   milestones: {
     create(params: PylonMilestonesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     update(params: PylonMilestonesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+  };
+  knowledge_bases: {
+    list(params?: PylonKnowledgeBasesListParams): Promise<ExecuteResult<PylonKnowledgeBasesRecord[], never>>;
+    get(params: PylonKnowledgeBasesGetParams): Promise<ExecuteResult<PylonKnowledgeBasesRecord, never>>;
   };
   articles: {
     list(params: PylonArticlesListParams): Promise<ExecuteResult<PylonArticlesRecord[], PylonArticlesListPagination>>;
@@ -1109,6 +1138,10 @@ export const pylonFacade = (connector: Connector): PylonFacade => ({
   milestones: {
     create: (params) => connector.execute<Record<string, unknown>, never>("milestones", "create", { ...params }),
     update: (params) => connector.execute<Record<string, unknown>, never>("milestones", "update", { ...params }),
+  },
+  knowledge_bases: {
+    list: (params = {}) => connector.execute<PylonKnowledgeBasesRecord[], never>("knowledge_bases", "list", { ...params }),
+    get: (params) => connector.execute<PylonKnowledgeBasesRecord, never>("knowledge_bases", "get", { ...params }),
   },
   articles: {
     list: (params) => connector.execute<PylonArticlesRecord[], PylonArticlesListPagination>("articles", "list", { ...params }),

@@ -6534,16 +6534,133 @@ else {
     }
     errors++;
 } validate49.errors = vErrors; return errors === 0; }
-export const articles__list = validate50;
-const schema51 = {
+export const knowledge_bases__list = validate50;
+const schema51 = { "$id": "knowledge_bases__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate50.errors = vErrors; return errors === 0; }
+export const knowledge_bases__get = validate51;
+const schema52 = {
+    "$id": "knowledge_bases__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate51.errors = vErrors; return errors === 0; }
+export const articles__list = validate52;
+const schema53 = {
     "$id": "articles__list",
     "type": "object",
     "properties": {
-        "knowledge_base_id": {
-            "type": "string",
-            "minLength": 1,
-            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
-        },
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
         "cursor": {
             "type": "string",
             "minLength": 1,
@@ -6560,7 +6677,7 @@ const schema51 = {
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -6750,24 +6867,20 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate50.errors = vErrors; return errors === 0; }
-export const articles__get = validate51;
-const schema52 = {
+} validate52.errors = vErrors; return errors === 0; }
+export const articles__get = validate53;
+const schema54 = {
     "$id": "articles__get",
     "type": "object",
     "properties": {
-        "knowledge_base_id": {
-            "type": "string",
-            "minLength": 1,
-            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
-        },
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
         "article_id": { "type": "string", "minLength": 1, "description": "ID of the article." },
         "language": { "type": "string", "description": "Language code of the article (default language when omitted)." }
     },
     "required": ["knowledge_base_id", "article_id"],
     "additionalProperties": false
 };
-function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -6920,22 +7033,18 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate51.errors = vErrors; return errors === 0; }
-export const collections__list = validate52;
-const schema53 = {
+} validate53.errors = vErrors; return errors === 0; }
+export const collections__list = validate54;
+const schema55 = {
     "$id": "collections__list",
     "type": "object",
     "properties": {
-        "knowledge_base_id": {
-            "type": "string",
-            "minLength": 1,
-            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
-        }
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." }
     },
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -7017,23 +7126,19 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate52.errors = vErrors; return errors === 0; }
-export const collections__get = validate53;
-const schema54 = {
+} validate54.errors = vErrors; return errors === 0; }
+export const collections__get = validate55;
+const schema56 = {
     "$id": "collections__get",
     "type": "object",
     "properties": {
-        "knowledge_base_id": {
-            "type": "string",
-            "minLength": 1,
-            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
-        },
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
         "collection_id": { "type": "string", "minLength": 1, "description": "ID of the collection." }
     },
     "required": ["knowledge_base_id", "collection_id"],
     "additionalProperties": false
 };
-function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -7168,10 +7273,10 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate53.errors = vErrors; return errors === 0; }
-export const me__get = validate54;
-const schema55 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate55.errors = vErrors; return errors === 0; }
+export const me__get = validate56;
+const schema57 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -7198,4 +7303,4 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate54.errors = vErrors; return errors === 0; }
+} validate56.errors = vErrors; return errors === 0; }
