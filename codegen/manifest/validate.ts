@@ -2,9 +2,10 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { titleKey } from '../../runtime/auth/select-option.js';
 import { formatInstant } from '../../runtime/instants.js';
+import { getPath } from '../../runtime/paths.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { didYouMean } from './authoring-rules.js';
-import type { Action, Entity, Manifest, Pagination, Param } from '../generated/manifest.js';
+import type { Action, Entity, Manifest, Pagination } from '../generated/manifest.js';
 import { derivedDefaults } from '../normalize.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
 import { manifestSchema, type SchemaNode } from './schema.js';
@@ -475,17 +476,6 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
 /** A sample the generator formats an instant param with, to check it against the param's schema. */
 const SAMPLE_INSTANT = new Date('2024-05-01T09:30:00Z');
 
-/** The schema of a param, or of a field of an object param (a dot path), where the manifest declares one. */
-function pathSchema(params: Record<string, Param>, path: string): Record<string, unknown> | undefined {
-  const [head, ...rest] = path.split('.') as [string, ...string[]];
-  let schema: unknown = params[head]?.schema;
-  for (const segment of rest) {
-    const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
-    schema = properties?.[segment];
-  }
-  return schema !== null && typeof schema === 'object' ? (schema as Record<string, unknown>) : undefined;
-}
-
 /** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */
 function checkRepeatedLists(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
   const search = entity.search ?? {};
@@ -525,9 +515,20 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
       report([...at, end], 'window', `window ${end} "${path}" is a dot path, but param "${head}" is not an object`);
       continue;
     }
-    const schema = pathSchema(params, path);
+    // The param's schema, or for a dot path the schema of that field of the object param.
+    const schema = getPath(
+      params,
+      [
+        head,
+        'schema',
+        ...path
+          .split('.')
+          .slice(1)
+          .flatMap((field) => ['properties', field]),
+      ].join('.'),
+    );
     const sample = formatInstant(SAMPLE_INSTANT, window.format, SAMPLE_INSTANT);
-    if (schema !== undefined && !paramValues().validate(schema, sample))
+    if (schema !== null && typeof schema === 'object' && !paramValues().validate(schema, sample))
       report(
         [...at, 'format'],
         'window',

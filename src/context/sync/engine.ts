@@ -42,7 +42,7 @@ import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
-import { eachValues, rangeParams, timeRanges } from './repeated-lists.js';
+import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -317,13 +317,14 @@ export class ConnectorSync {
    */
   private async *pages(name: string, context: Record<string, unknown>, walk: Walk = this.fullWalk(name)): AsyncGenerator<unknown[]> {
     const { action, decision } = walk;
+    const entity = this.entity(name);
     const passed: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
     let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
-    const filter = changeFilterOf(this.entity(name));
+    const filter = changeFilterOf(entity);
     if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
-    const window = this.entity(name).search.window;
-    const parentMayBeGone = this.entity(name).search.fanOut !== undefined;
+    const window = entity.search.window;
+    const parentMayBeGone = entity.search.fanOut !== undefined;
     if (!window) {
       yield* this.pagesFrom(name, base, walk, describeContext(context), parentMayBeGone);
       return;
@@ -376,12 +377,8 @@ export class ConnectorSync {
    * set once per value of that param.
    */
   private async *contexts(name: string, only?: ParentRow[]): AsyncGenerator<Record<string, unknown>> {
-    const each = this.entity(name).search.each;
-    const values = eachValues(this.entity(name));
-    for await (const params of this.parentContexts(name, only)) {
-      if (each === undefined || values === undefined) yield params;
-      else for (const value of values) yield { ...params, [each]: value };
-    }
+    const sets = eachParams(this.entity(name));
+    for await (const params of this.parentContexts(name, only)) for (const set of sets) yield { ...params, ...set };
   }
 
   /** The params each parent record gives `name`'s list ({} once for a root entity). */

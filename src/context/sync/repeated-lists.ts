@@ -4,6 +4,7 @@
  */
 import type { EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
 import { formatInstant } from '../../../runtime/instants.js';
+import { setPath } from '../../../runtime/paths.js';
 
 export type SyncWindow = NonNullable<SearchDefinition['window']>;
 
@@ -35,20 +36,13 @@ export function timeRanges(window: SyncWindow, now: Date): TimeRange[] {
   return ranges;
 }
 
-/** `params` with `path` set to `value`; a dot path sets a field of an object param, keeping its other fields. */
-function withParam(params: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
-  const [head, ...rest] = path.split('.') as [string, ...string[]];
-  if (rest.length === 0) return { ...params, [head]: value };
-  const current = params[head];
-  const inner = current !== null && typeof current === 'object' && !Array.isArray(current) ? (current as Record<string, unknown>) : {};
-  return { ...params, [head]: withParam(inner, rest.join('.'), value) };
-}
-
-/** The params that ask for one range, merged over the ones the walk would send otherwise. */
+/** The params that ask for one range, over the ones the walk would send otherwise; a dot path sets a field of an object param, keeping its other fields. */
 export function rangeParams(window: SyncWindow, range: TimeRange, current: Record<string, unknown>): Record<string, unknown> {
-  const from = formatInstant(range.from, window.format, range.to);
-  const to = formatInstant(range.to, window.format, range.to);
-  return withParam(withParam(current, window.from, from), window.to, to);
+  // A copy: an object param of `current` is shared by every range.
+  const params = structuredClone(current);
+  setPath(params, window.from, formatInstant(range.from, window.format, range.to));
+  setPath(params, window.to, formatInstant(range.to, window.format, range.to));
+  return params;
 }
 
 /** The top-level params a window fills (a dot path fills its first segment's object). */
@@ -56,10 +50,10 @@ export function windowParamNames(window: SyncWindow): string[] {
   return [window.from, window.to].map((path) => path.split('.')[0] as string);
 }
 
-/** The values a sync lists the entity with, one walk each (the enum of its `each` param), or undefined without `each`. */
-export function eachValues(entity: EntityDefinition): unknown[] | undefined {
+/** The params each walk of the entity adds: one set per value of its `each` param's enum, or the one empty set without `each`. */
+export function eachParams(entity: EntityDefinition): Array<Record<string, unknown>> {
   const name = entity.search.each;
-  if (name === undefined) return undefined;
+  if (name === undefined) return [{}];
   const values = entity.actions.list?.params[name]?.schema.enum;
-  return Array.isArray(values) ? values : [];
+  return Array.isArray(values) ? values.map((value) => ({ [name]: value })) : [];
 }
