@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import nock from 'nock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
 import type { ServiceContext } from '../../src/service-context.js';
 import { fieldText, splitPassages } from '../../src/context/semantic/chunking.js';
@@ -645,12 +645,18 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
   let upstream: StandIn;
   let tenant: Tenant;
   let stopIndexing: () => Promise<void>;
+  const warnings: Array<{ object: Record<string, unknown>; message: string }> = [];
+  const log = {
+    info: () => undefined,
+    error: () => undefined,
+    warn: (object: Record<string, unknown>, message: string) => void warnings.push({ object, message }),
+  };
 
   beforeAll(async () => {
     upstream = await startTypeformStandIn({ formsPerPage: 2 });
     service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
     // What startService (npm start) does.
-    ({ stop: stopIndexing } = startSemanticIndexing(service.app.ctx));
+    ({ stop: stopIndexing } = startSemanticIndexing(service.app.ctx, log));
     tenant = await createTenant(service, 'Forms Org');
   });
 
@@ -658,6 +664,25 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
     await stopIndexing();
     await service.close();
     await upstream.close();
+  });
+
+  it('tells the operator once at start when the store has no pgvector (PostgreSQL here), and PGlite nothing', async () => {
+    if (kind === 'postgres') {
+      await vi.waitFor(() => expect(warnings).toHaveLength(1));
+      const { rows } = await sql<{ version: string }>`SELECT current_setting('server_version_num') AS version`.execute(service.store.db);
+      const major = Math.trunc(Number(rows[0]?.version) / 10000);
+      expect(warnings[0]).toEqual({
+        object: { store: 'postgres' },
+        message:
+          'Semantic search scans every passage of the field searched (about 2 s per 100,000 passages) instead of an HNSW index: the PostgreSQL ' +
+          `server lacks the pgvector extension. Install it on the server (Debian and Ubuntu: the postgresql-${major}-pgvector package from ` +
+          'apt.postgresql.org; managed services: enable the vector extension), then restart Switchyard.',
+      });
+    } else {
+      expect(await service.app.ctx.vectors.missingSupportAdvice()).toBeUndefined();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    }
   });
 
   it('syncs forms, embeds their titles and question titles, and ranks a paraphrase first', async () => {

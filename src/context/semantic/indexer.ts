@@ -22,10 +22,11 @@ import { realArrayLiteral, type PassageRow } from './vector-store.js';
 /** The logging the indexer needs (pino's, Fastify's). */
 export interface IndexerLog {
   info(object: Record<string, unknown>, message: string): void;
+  warn(object: Record<string, unknown>, message: string): void;
   error(object: Record<string, unknown>, message: string): void;
 }
 
-const silent: IndexerLog = { info: () => undefined, error: () => undefined };
+const silent: IndexerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface IndexStats {
   /** Records whose passages were (re)written. */
@@ -387,6 +388,13 @@ export function startSemanticIndexing(ctx: ServiceContext, log?: IndexerLog): { 
   const indexer = createSemanticIndexer(ctx, log ? { log } : {});
   const unregister = registerRecordObserver(ctx, indexer);
   indexer.start();
+  // Without pgvector every semantic search scans all the passages of its field: the operator can install it.
+  void ctx.vectors.missingSupportAdvice().then(
+    (advice) => {
+      if (advice !== undefined) log?.warn({ store: ctx.store.kind }, advice);
+    },
+    () => undefined,
+  );
   return {
     indexer,
     async stop() {

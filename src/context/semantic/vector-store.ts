@@ -85,6 +85,22 @@ export class VectorIndexes {
   }
 
   /**
+   * What the operator can do when the store has no pgvector, in one line (undefined when it has it): every
+   * semantic search then scans all the passages of the field searched. Said once at start-up.
+   */
+  async missingSupportAdvice(): Promise<string | undefined> {
+    if (await this.hasVectorSupport()) return undefined;
+    const { rows } = await sql<{ available: boolean; major: number }>`
+      SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available,
+             current_setting('server_version_num')::int / 10000 AS major`.execute(this.db);
+    const { available, major } = rows[0] ?? { available: false, major: 0 };
+    const cost = 'Semantic search scans every passage of the field searched (about 2 s per 100,000 passages) instead of an HNSW index';
+    return available
+      ? `${cost}: the PostgreSQL server has the pgvector extension, but Switchyard's database user could not create it. Have an administrator run CREATE EXTENSION vector in this database, then restart Switchyard.`
+      : `${cost}: the PostgreSQL server lacks the pgvector extension. Install it on the server (Debian and Ubuntu: the postgresql-${major}-pgvector package from apt.postgresql.org; managed services: enable the vector extension), then restart Switchyard.`;
+  }
+
+  /**
    * Ensures the HNSW index of a model's vectors exists (pgvector stores only; partial on the model, so one
    * index per model and dimension count). Returns whether searches of this model can use an index.
    */
