@@ -88,20 +88,24 @@ export async function indexRecords(
   const stats: IndexStats = { records: 0, passages: 0, embedded: 0 };
   if (recordIds.length === 0) return stats;
   const { connectorId, entity } = scope;
-  const rows = await db
-    .selectFrom('context_records as r')
-    .leftJoin('context_semantic_state as s', (join) =>
-      join.onRef('s.connector_id', '=', 'r.connector_id').onRef('s.entity', '=', 'r.entity').onRef('s.record_id', '=', 'r.record_id'),
-    )
-    .select(['r.record_id', 'r.organization_id', 'r.data', 'r.content_hash', 's.model as indexed_model', 's.content_hash as indexed_hash'])
-    .where('r.connector_id', '=', connectorId)
-    .where('r.entity', '=', entity.name)
-    .where('r.record_id', 'in', recordIds)
-    .where('r.deleted_at', 'is', null)
-    .execute();
-  // In the order given (the page's order), so requests to the provider are deterministic.
-  const position = new Map(recordIds.map((id, i) => [id, i]));
-  rows.sort((x, y) => (position.get(x.record_id) ?? 0) - (position.get(y.record_id) ?? 0));
+  // Each record and its state looked up by its whole key, in the order given (the page's order, so requests
+  // to the provider are deterministic). Filtered on record_id IN (...) instead, the planner reads the entity's
+  // rows by connector and entity when its statistics still see the table as it was before the sync (PGlite
+  // runs no autovacuum; PostgreSQL's lags a first sync), and every page read all of them.
+  const { rows } = await sql<{
+    record_id: string;
+    organization_id: string;
+    data: Record<string, unknown>;
+    content_hash: string;
+    indexed_model: string | null;
+    indexed_hash: string | null;
+  }>`
+    SELECT r.record_id, r.organization_id, r.data, r.content_hash, s.model AS indexed_model, s.content_hash AS indexed_hash
+    FROM jsonb_array_elements_text(${JSON.stringify([...new Set(recordIds)])}::jsonb) WITH ORDINALITY AS wanted (record_id, position)
+    JOIN context_records r ON r.connector_id = ${connectorId} AND r.entity = ${entity.name} AND r.record_id = wanted.record_id
+    LEFT JOIN context_semantic_state s ON s.connector_id = ${connectorId} AND s.entity = ${entity.name} AND s.record_id = wanted.record_id
+    WHERE r.deleted_at IS NULL
+    ORDER BY wanted.position`.execute(db);
   const planned: PlannedRecord[] = [];
   for (const row of rows) {
     if (row.indexed_model === provider.id && row.indexed_hash === row.content_hash) continue;
@@ -232,7 +236,8 @@ export async function indexRecords(
     stats.records += writable.length;
     stats.passages += toWrite.length;
   });
-  await service.statistics.noteRowsWritten('context_passages', stats.passages);
+  // Analyzed in the background (a search waits for it): awaited here, each ANALYZE held up the sync's page.
+  service.statistics.noteRowsWrittenLater('context_passages', stats.passages, () => undefined);
   return stats;
 }
 
