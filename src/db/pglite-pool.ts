@@ -14,6 +14,10 @@ export class PGlitePool implements PostgresPool {
   constructor(private readonly pglite: PGlite) {}
 
   async connect(): Promise<PostgresPoolClient> {
+    // PGlite answers through promise callbacks alone: a caller running queries back to back (the semantic
+    // index catching up) would keep the event loop from its timers and I/O (incoming requests, the sync
+    // queue's polls, time-outs) until it stopped. Each lend of the connection first lets the loop turn.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let release!: () => void;
     const turn = new Promise<void>((resolve) => {
       release = resolve;
