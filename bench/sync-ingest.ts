@@ -4,9 +4,11 @@
  * upstreamBaseUrls) and writes into the store, on PGlite (data folder on disk) and on PostgreSQL (a
  * throwaway cluster with the server's durability settings, when the server binaries exist). Two runs per
  * store: the first sync (every record new) and a re-sync (every record unchanged: none is written, each id
- * is noted for the sweep of deleted records).
+ * is noted for the sweep of deleted records). Then a first sync of SEMANTIC_RECORDS new forms with the
+ * semantic index running, as the service runs it: the sync's rate, and when the index holds every title
+ * (it embeds behind the sync).
  *
- *   node --import tsx bench/sync-ingest.ts          (RECORDS=50000 PER_PAGE=100 by default)
+ *   node --import tsx bench/sync-ingest.ts          (RECORDS=50000 SEMANTIC_RECORDS=10000 PER_PAGE=100 by default)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +17,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../src/config.js';
 import { composeService } from '../src/composition.js';
+import { createSemanticIndexer } from '../src/context/semantic/indexer.js';
+import { registerRecordObserver } from '../src/context/sync/registry.js';
+import type { ServiceContext } from '../src/service-context.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
 import { createConnector } from '../src/services/connectors.js';
@@ -27,6 +32,7 @@ type Row = Record<string, string | number>;
 
 const RECORDS = Number(process.env.RECORDS ?? 50_000);
 const PER_PAGE = Number(process.env.PER_PAGE ?? 100);
+const SEMANTIC_RECORDS = Number(process.env.SEMANTIC_RECORDS ?? 10_000);
 /** The context store's ingest goal, records a second, on either store. */
 const TARGET_RATE = 10_000;
 
@@ -59,12 +65,54 @@ async function measure(store: Store, label: string, upstream: StandIn, dataDir: 
         seconds: Number(seconds.toFixed(2)),
         'records/s': rate,
         target: `>= ${TARGET_RATE} records/s: ${rate >= TARGET_RATE ? 'met' : 'NOT met'}`,
+        'semantic index (s)': '-',
       });
     }
+    rows.push(await measureWithSemanticIndex(ctx, organization_id, label, upstream));
   } finally {
     await composed.close();
   }
   return rows;
+}
+
+/** A first sync of SEMANTIC_RECORDS new forms while the semantic index runs, and the time until it holds them all. */
+async function measureWithSemanticIndex(ctx: ServiceContext, organizationId: string, label: string, upstream: StandIn): Promise<Row> {
+  const all = upstream.forms;
+  upstream.forms = Array.from({ length: SEMANTIC_RECORDS }, (_, i) =>
+    form(`s${String(i).padStart(6, '0')}`, `Refund request number ${i} about a broken order`),
+  );
+  const indexer = createSemanticIndexer(ctx);
+  const unregister = registerRecordObserver(ctx, indexer);
+  try {
+    const connector = await createConnector(
+      ctx,
+      organizationId,
+      { workspace_name: 'default', connector_type: 'typeform', name: 'bench-semantic', credentials: { access_token: upstream.token } },
+      { check: false },
+    );
+    const started = performance.now();
+    const outcome = (await (await ctx.syncs.start({ connectorId: connector.id, entity: 'forms', trigger: 'cli' })).wait())?.[0];
+    const seconds = (performance.now() - started) / 1000;
+    if (outcome?.status !== 'ready') throw new Error(`the ${label} sync failed: ${outcome?.reason ?? 'no outcome'}`);
+    await indexer.idle();
+    const indexed = (performance.now() - started) / 1000;
+    const rate = Math.round(outcome.records / seconds);
+    return {
+      store: label,
+      run: 'first sync, semantic index running',
+      records: outcome.records,
+      pages: outcome.pages,
+      changed: outcome.changed,
+      seconds: Number(seconds.toFixed(2)),
+      'records/s': rate,
+      target: `>= ${TARGET_RATE} records/s: ${rate >= TARGET_RATE ? 'met' : 'NOT met'}`,
+      'semantic index (s)': Number(indexed.toFixed(2)),
+    };
+  } finally {
+    unregister();
+    await indexer.stop();
+    upstream.forms = all;
+  }
 }
 
 export async function run(): Promise<Row[]> {
@@ -104,6 +152,7 @@ export async function run(): Promise<Row[]> {
         seconds: 0,
         'records/s': 0,
         target: 'not measured',
+        'semantic index (s)': '-',
       });
     }
   } finally {

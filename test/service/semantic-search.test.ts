@@ -141,6 +141,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
     const written = await writePage(service.store.db, scope, prepared.records);
     await notifyObservers(ctx, { ...scope, records: written.changed });
+    // The sync does not wait for the embeddings: the index catches up in the background.
+    await indexer.idle();
     return written;
   }
 
@@ -449,6 +451,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
         entity: 'issues',
         records: CORPUS.map((r) => ({ recordId: r.id, data: r })),
       });
+      await indexer.idle();
       expect(counting.texts).toEqual([]);
       // Only the state changes: title and description passages keep their embeddings.
       const moved = { ...CORPUS[0]!, state: { name: 'In Progress' } };

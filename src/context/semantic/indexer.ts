@@ -39,6 +39,8 @@ export interface IndexStats {
 export interface SemanticIndexer extends RecordObserver {
   /** Embeds the live records the index is missing or holds from another model; resolves when none is left. */
   reconcile(): Promise<IndexStats>;
+  /** Resolves once every record the sync reported so far is embedded (or left to a reconcile after a failure). */
+  idle(): Promise<void>;
   /** Starts a reconcile in the background (start-up). */
   start(): void;
   /** Waits for the indexing under way and stops retrying. */
@@ -61,6 +63,19 @@ export function semanticEntityKeys(): string[] {
 }
 
 const WRITE_BATCH = 200;
+/** Records embedded per transaction when the sync reports them. */
+const INDEX_CHUNK = 64;
+/**
+ * The same on a store with a single connection (PGlite), where every other query waits for the chunk: 8
+ * records kept the event loop's p99 delay under ~75 ms while a 5000-form index caught up, where 64 let it
+ * reach ~390 ms (and caught up in 29 s instead of 37).
+ */
+const SHARED_CONNECTION_INDEX_CHUNK = 8;
+/** Record ids kept waiting to be embedded; past it, a reconcile finds the rest in the store. */
+const MAX_PENDING = 100_000;
+/** How long the index waits at most for the syncs of a single-connection store before it embeds a chunk. */
+const MAX_SYNC_YIELD_MS = 5_000;
+const SYNC_YIELD_POLL_MS = 50;
 const EMBED_BATCH = 256;
 const RECONCILE_BATCH = 200;
 const RETRY_AFTER_MS = 60_000;
@@ -251,8 +266,16 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+export interface SemanticIndexerOptions {
+  log?: IndexerLog;
+  /** Records embedded per transaction (default: by the store's connections). */
+  chunk?: number;
+  /** Record ids kept waiting (default MAX_PENDING); past it, a reconcile finds the rest. */
+  maxPending?: number;
+}
+
 /** The semantic index of a service; register it with the sync's observers (src/context/sync/registry.ts). */
-export function createSemanticIndexer(ctx: ServiceContext, options: { log?: IndexerLog } = {}): SemanticIndexer {
+export function createSemanticIndexer(ctx: ServiceContext, options: SemanticIndexerOptions = {}): SemanticIndexer {
   const log = options.log ?? silent;
   const db = ctx.store.db;
   const connectorTypes = new Map<string, string>();
@@ -277,6 +300,93 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
     retry.unref();
   };
 
+  // Records synced and not embedded yet, per connector and entity, in the order the sync wrote them.
+  const pending = new Map<string, { connectorId: string; entity: string; ids: Set<string> }>();
+  let pendingCount = 0;
+  // More records came than pending holds: a reconcile finds them in the store once the rest is embedded.
+  let overflowed = false;
+  let draining: Promise<void> | undefined;
+
+  const chunkSize = options.chunk ?? (ctx.store.poolState().total === 1 ? SHARED_CONNECTION_INDEX_CHUNK : INDEX_CHUNK);
+  const maxPending = options.maxPending ?? MAX_PENDING;
+
+  /** The next chunk of pending records (of one entity), removed from pending. */
+  const takeChunk = (): { connectorId: string; entity: string; ids: string[] } | undefined => {
+    for (const [key, scope] of pending) {
+      const ids: string[] = [];
+      for (const id of scope.ids) {
+        if (ids.length === chunkSize) break;
+        ids.push(id);
+      }
+      for (const id of ids) scope.ids.delete(id);
+      pendingCount -= ids.length;
+      if (scope.ids.size === 0) pending.delete(key);
+      if (ids.length > 0) return { connectorId: scope.connectorId, entity: scope.entity, ids };
+    }
+    return undefined;
+  };
+
+  async function indexChunk(chunk: { connectorId: string; entity: string; ids: string[] }): Promise<void> {
+    try {
+      const type = await connectorType(chunk.connectorId);
+      const entity = type === undefined ? undefined : semanticEntity(type, chunk.entity);
+      if (entity) await indexRecords(ctx, embeddingProvider(ctx), { connectorId: chunk.connectorId, entity }, chunk.ids);
+    } catch (error) {
+      // The sync went on (filter search is fresh); reconcile() embeds these records later.
+      log.error(
+        { err: errorMessage(error), connector_id: chunk.connectorId, entity: chunk.entity },
+        'semantic indexing of synced records failed; retrying in a minute',
+      );
+      scheduleRetry();
+    }
+  }
+
+  /**
+   * Embeds the pending records in the background, a chunk at a time: the sync does not wait for it (on PGlite,
+   * embedding and the HNSW index cost several times what storing a record does), and each chunk is its own
+   * transaction, so other queries of a single-connection store wait for one chunk at most.
+   */
+  function drain(): void {
+    if (draining || stopped) return;
+    const run = serial(async () => {
+      for (let chunk = takeChunk(); chunk !== undefined && !stopped; chunk = takeChunk()) {
+        await yieldToSyncs();
+        await indexChunk(chunk);
+      }
+      if (overflowed && !stopped) {
+        overflowed = false;
+        await reconcileOnce().catch((error: unknown) => {
+          log.error({ err: errorMessage(error) }, 'semantic indexing failed; retrying in a minute');
+          scheduleRetry();
+        });
+      }
+    });
+    draining = run
+      .catch(() => undefined)
+      .finally(() => {
+        draining = undefined;
+        if (pendingCount > 0 || overflowed) drain();
+      });
+  }
+
+  /**
+   * On a store with a single connection (PGlite) a running sync goes first: embedding a record there costs
+   * many times what storing it does, and each chunk would hold the connection the sync's pages wait for.
+   * Waits at most MAX_SYNC_YIELD_MS at a time, so syncs that never stop still leave room for the index.
+   */
+  async function yieldToSyncs(): Promise<void> {
+    if (ctx.store.poolState().total !== 1) return;
+    const since = performance.now();
+    while (!stopped && ctx.syncs.activeRuns > 0 && performance.now() - since < MAX_SYNC_YIELD_MS) {
+      await new Promise((resolve) => setTimeout(resolve, SYNC_YIELD_POLL_MS));
+    }
+  }
+
+  /** Resolves once every record reported so far is embedded (or left to a reconcile after a failure). */
+  async function idle(): Promise<void> {
+    while (draining) await draining;
+  }
+
   async function connectorType(connectorId: string): Promise<string | undefined> {
     const cached = connectorTypes.get(connectorId);
     if (cached) return cached;
@@ -290,7 +400,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
     const total: IndexStats = { records: 0, passages: 0, embedded: 0 };
     const keys = semanticEntityKeys();
     if (keys.length === 0) return total;
-    const failedScopes = new Set<string>();
+    let after: { connector_id: string; entity: string; record_id: string } | undefined;
     for (;;) {
       const stale = await db
         .selectFrom('context_records as r')
@@ -302,13 +412,17 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
         .where('r.deleted_at', 'is', null)
         .where(sql<string>`c.connector_type || ':' || r.entity`, 'in', keys)
         .where((eb) => eb.or([eb('s.record_id', 'is', null), eb('s.model', '<>', provider.id), eb('s.content_hash', '<>', eb.ref('r.content_hash'))]))
-        .$if(failedScopes.size > 0, (qb) => qb.where(sql<string>`r.connector_id::text || ':' || r.entity`, 'not in', [...failedScopes]))
+        // On from the last batch: the records before it are indexed, or were left (changed meanwhile).
+        .$if(after !== undefined, (qb) =>
+          qb.where(sql<boolean>`(r.connector_id, r.entity, r.record_id) > (${after?.connector_id}::uuid, ${after?.entity}::text, ${after?.record_id}::text)`),
+        )
         .orderBy('r.connector_id')
         .orderBy('r.entity')
         .orderBy('r.record_id')
         .limit(RECONCILE_BATCH)
         .execute();
       if (stale.length === 0) return total;
+      after = stale.at(-1);
       const groups = new Map<string, { connectorId: string; entity: EntityDefinition; ids: string[] }>();
       for (const row of stale) {
         const key = `${row.connector_id}:${row.entity}`;
@@ -318,13 +432,8 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
         group.ids.push(row.record_id);
         groups.set(key, group);
       }
-      if (groups.size === 0) return total;
-      for (const [key, group] of groups) {
-        const stats = await indexRecords(ctx, provider, group, group.ids);
-        add(total, stats);
-        // Records this pass could not write (changed meanwhile) are left to the next sync or start-up.
-        if (stats.records === 0) failedScopes.add(key);
-      }
+      // Records this pass could not write (changed meanwhile) are left to the next sync or start-up.
+      for (const group of groups.values()) add(total, await indexRecords(ctx, provider, group, group.ids));
       if (stopped) return total;
     }
   }
@@ -346,27 +455,24 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
   return {
     async recordsChanged(batch: RecordBatch): Promise<void> {
       if (stopped || batch.records.length === 0) return;
-      await serial(async () => {
-        try {
-          const type = await connectorType(batch.connectorId);
-          const entity = type === undefined ? undefined : semanticEntity(type, batch.entity);
-          if (!entity) return;
-          await indexRecords(
-            ctx,
-            embeddingProvider(ctx),
-            { connectorId: batch.connectorId, entity },
-            batch.records.map((record) => record.recordId),
-          );
-        } catch (error) {
-          // The sync goes on (filter search stays fresh); reconcile() embeds these records later.
-          log.error(
-            { err: errorMessage(error), connector_id: batch.connectorId, entity: batch.entity },
-            'semantic indexing of synced records failed; retrying in a minute',
-          );
-          scheduleRetry();
+      const key = `${batch.connectorId}:${batch.entity}`;
+      let scope = pending.get(key);
+      if (!scope) {
+        scope = { connectorId: batch.connectorId, entity: batch.entity, ids: new Set() };
+        pending.set(key, scope);
+      }
+      for (const record of batch.records) {
+        if (scope.ids.has(record.recordId)) continue;
+        if (pendingCount >= maxPending) {
+          overflowed = true;
+          break;
         }
-      });
+        scope.ids.add(record.recordId);
+        pendingCount += 1;
+      }
+      drain();
     },
+    idle,
     reconcile,
     start(): void {
       if (stopped || periodic) return;
@@ -376,6 +482,8 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
     },
     async stop(): Promise<void> {
       stopped = true;
+      pending.clear();
+      pendingCount = 0;
       if (retry) clearTimeout(retry);
       if (periodic) clearInterval(periodic);
       retry = undefined;

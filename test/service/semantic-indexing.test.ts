@@ -1,0 +1,166 @@
+/**
+ * The semantic index runs behind the sync, on both stores: a sync is ready once its records are stored
+ * (filter search is fresh) and the index embeds them in the background; records reported faster than it
+ * keeps them waiting are found again by a reconcile.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import { createSemanticIndexer, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
+import { OfflineEmbeddingProvider, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
+import { setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
+import { preparePage, writePage } from '../../src/context/sync/records.js';
+import { notifyObservers, registerRecordObserver } from '../../src/context/sync/registry.js';
+import { insertConnector } from '../support/connector-rows.js';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { form, startTypeformStandIn, type StandIn } from '../support/typeform-stand-in.js';
+
+const issues = connectorModules.linear?.definition.entities.issues as EntityDefinition;
+
+/** The offline model, answering only once `open()` was called. */
+class GatedProvider implements EmbeddingProvider {
+  readonly id: string;
+  calls = 0;
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((resolve) => {
+    this.opened = resolve;
+  });
+  constructor(private readonly inner: EmbeddingProvider) {
+    this.id = inner.id;
+  }
+  open(): void {
+    this.opened();
+  }
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls += 1;
+    await this.gate;
+    return this.inner.embed(texts);
+  }
+}
+
+interface Readiness {
+  context_store_readiness: {
+    configured_cache_entities: Array<{
+      entity: string;
+      status: string;
+      entity_count: number;
+      semantic_search_status: Array<{ field: string; status: string }>;
+    }>;
+  };
+}
+
+describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) => {
+  let service: TestService;
+  let upstream: StandIn;
+  let tenant: Tenant;
+  let indexer: SemanticIndexer;
+  let unregister: () => void;
+  const offline = new OfflineEmbeddingProvider();
+
+  beforeAll(async () => {
+    upstream = await startTypeformStandIn({ formsPerPage: 2 });
+    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
+    tenant = await createTenant(service, 'Forms Org');
+  });
+
+  afterAll(async () => {
+    unregister?.();
+    await indexer?.stop();
+    await service.close();
+    await upstream.close();
+  });
+
+  it('answers a sync once its records are stored, and embeds them in the background', async () => {
+    const ctx = service.app.ctx;
+    const gated = new GatedProvider(offline);
+    setEmbeddingProvider(ctx, gated);
+    indexer = createSemanticIndexer(ctx);
+    unregister = registerRecordObserver(ctx, indexer);
+    upstream.forms = [
+      form('f-refund', 'Refund request'),
+      form('f-jobs', 'Job application'),
+      form('f-event', 'Conference registration'),
+      form('f-nps', 'Product feedback'),
+      form('f-bug', 'Bug report'),
+    ];
+    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+      workspace_name: 'default',
+      connector_type: 'typeform',
+      name: 'Typeform',
+      credentials: { access_token: upstream.token },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id;
+    // The embeddings cannot be made yet: a sync that waited for them would not answer.
+    const synced = await tenant.api.post<{ results: Array<{ entity: string; status: string; records: number }> }>(
+      `/api/v1/integrations/connectors/${id}/sync`,
+      { entity: 'forms', wait: true, wait_seconds: 20 },
+    );
+    expect(synced.status, JSON.stringify(synced.body)).toBe(200);
+    expect(synced.body.results).toEqual([expect.objectContaining({ entity: 'forms', status: 'ready', records: 5 })]);
+    const inspect = async () =>
+      (await tenant.api.get<Readiness>(`/api/v1/integrations/connectors/${id}/inspect`)).body.context_store_readiness.configured_cache_entities.find(
+        (entity) => entity.entity === 'forms',
+      );
+    expect(await inspect()).toMatchObject({
+      status: 'ready',
+      entity_count: 5,
+      semantic_search_status: [
+        { field: 'title', status: 'INDEXING' },
+        { field: 'fields', status: 'INDEXING' },
+      ],
+    });
+    // Filter search has the records already.
+    const filtered = await tenant.api.post<{ result: { data: Array<{ id: string }> } }>(`/api/v1/integrations/connectors/${id}/execute`, {
+      entity: 'forms',
+      action: 'context_store_search',
+      params: { query: { filter: { contains: { title: 'refund' } } } },
+    });
+    expect(filtered.body.result.data.map((record) => record.id)).toEqual(['f-refund']);
+
+    gated.open();
+    await indexer.idle();
+    expect(gated.calls).toBeGreaterThan(0);
+    expect((await inspect())?.semantic_search_status).toEqual([
+      { field: 'title', status: 'READY' },
+      { field: 'fields', status: 'READY' },
+    ]);
+    const semantic = await tenant.api.post<{ result: { data: Array<{ entity: { id: string } }> } }>(`/api/v1/integrations/connectors/${id}/execute`, {
+      entity: 'forms',
+      action: 'context_store_search',
+      params: { semantic: { field: 'title', prompt: 'money back' } },
+    });
+    expect(semantic.body.result.data[0]?.entity.id).toBe('f-refund');
+  });
+
+  it('finds again, by a reconcile, the records reported past the ones it keeps waiting', async () => {
+    const ctx = service.app.ctx;
+    setEmbeddingProvider(ctx, offline);
+    const small = createSemanticIndexer(ctx, { maxPending: 3, chunk: 2 });
+    const remove = registerRecordObserver(ctx, small);
+    try {
+      const connectorId = await insertConnector(service, tenant.organizationId, {
+        connectorType: 'linear',
+        authOption: 'API Key',
+        credentials: { api_key: 'lin_api_x' },
+      });
+      const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
+      const records = Array.from({ length: 10 }, (_, i) => ({
+        id: `i-${i}`,
+        identifier: `SUP-${i}`,
+        title: `Issue ${i}`,
+        description: `The customer reports problem number ${i} with the invoice.`,
+        state: { name: 'Todo' },
+      }));
+      const written = await writePage(service.store.db, scope, preparePage(records, issues.record).records);
+      await notifyObservers(ctx, { ...scope, records: written.changed });
+      await small.idle();
+      const { rows } = await sql<{ record_id: string }>`
+        SELECT record_id FROM context_semantic_state WHERE connector_id = ${connectorId} ORDER BY record_id`.execute(service.store.db);
+      expect(rows.map((row) => row.record_id)).toEqual(records.map((record) => record.id).sort());
+    } finally {
+      remove();
+      await small.stop();
+    }
+  });
+});
