@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
-import { createSemanticIndexer, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
+import { createSemanticIndexer, startSemanticIndexing, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
 import { OfflineEmbeddingProvider, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { preparePage, writePage } from '../../src/context/sync/records.js';
@@ -54,7 +54,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
   let upstream: StandIn;
   let tenant: Tenant;
   let indexer: SemanticIndexer;
-  let unregister: () => void;
+  let stopIndexing: (() => Promise<void>) | undefined;
   const offline = new OfflineEmbeddingProvider();
 
   beforeAll(async () => {
@@ -64,8 +64,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
   });
 
   afterAll(async () => {
-    unregister?.();
-    await indexer?.stop();
+    await stopIndexing?.();
     await service.close();
     await upstream.close();
   });
@@ -74,8 +73,8 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
     const ctx = service.app.ctx;
     const gated = new GatedProvider(offline);
     setEmbeddingProvider(ctx, gated);
-    indexer = createSemanticIndexer(ctx);
-    unregister = registerRecordObserver(ctx, indexer);
+    // What startService (npm start) does.
+    ({ indexer, stop: stopIndexing } = startSemanticIndexing(ctx));
     upstream.forms = [
       form('f-refund', 'Refund request'),
       form('f-jobs', 'Job application'),

@@ -307,7 +307,9 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
   let overflowed = false;
   let draining: Promise<void> | undefined;
 
-  const chunkSize = options.chunk ?? (ctx.store.kind === 'pglite' ? SHARED_CONNECTION_INDEX_CHUNK : INDEX_CHUNK);
+  // PGlite: one connection, which every other query waits for while a chunk holds it.
+  const sharedConnection = ctx.store.kind === 'pglite';
+  const chunkSize = options.chunk ?? (sharedConnection ? SHARED_CONNECTION_INDEX_CHUNK : INDEX_CHUNK);
   const maxPending = options.maxPending ?? MAX_PENDING;
 
   /** The next chunk of pending records (of one entity), removed from pending. */
@@ -375,7 +377,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
    * Waits at most MAX_SYNC_YIELD_MS at a time, so syncs that never stop still leave room for the index.
    */
   async function yieldToSyncs(): Promise<void> {
-    if (ctx.store.kind !== 'pglite') return;
+    if (!sharedConnection) return;
     const since = performance.now();
     while (!stopped && ctx.syncs.activeRuns > 0 && performance.now() - since < MAX_SYNC_YIELD_MS) {
       await new Promise((resolve) => setTimeout(resolve, SYNC_YIELD_POLL_MS));
