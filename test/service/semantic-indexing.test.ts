@@ -1,7 +1,8 @@
 /**
  * The semantic index runs behind the sync, on both stores: a sync is ready once its records are stored
  * (filter search is fresh) and the index embeds them in the background; records reported faster than it
- * keeps them waiting are found again by a reconcile.
+ * keeps them waiting are found again by a reconcile, which on PGlite's single connection lets a running sync
+ * go first, as the background index does.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,60 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
       params: { semantic: { field: 'title', prompt: 'money back' } },
     });
     expect(semantic.body.result.data[0]?.entity.id).toBe('f-refund');
+  });
+
+  it.runIf(kind === 'pglite')('lets a running sync go first in a reconcile on the single connection, and catches up once it ends', async () => {
+    const ctx = service.app.ctx;
+    setEmbeddingProvider(ctx, offline);
+    // Records another process stored (the CLI), which only a reconcile finds.
+    const linearId = await insertConnector(service, tenant.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_y' },
+    });
+    const scope = { organizationId: tenant.organizationId, connectorId: linearId, entity: 'issues' };
+    const records = Array.from({ length: 12 }, (_, i) => ({
+      id: `j-${i}`,
+      identifier: `OPS-${i}`,
+      title: `Ticket ${i}`,
+      description: `Shipment number ${i} arrived damaged.`,
+      state: { name: 'Todo' },
+    }));
+    await writePage(service.store.db, scope, preparePage(records, issues.record).records);
+    const indexed = async () =>
+      Number(
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM context_semantic_state WHERE connector_id = ${linearId}`.execute(service.store.db)).rows[0]?.n,
+      );
+
+    upstream.forms = Array.from({ length: 16 }, (_, i) => form(`slow-${i}`, `Slow form ${i}`));
+    upstream.delays.set('/forms', 120);
+    const reconciling = createSemanticIndexer(ctx, { chunk: 4 });
+    try {
+      const typeformId = await insertConnector(service, tenant.organizationId, {
+        connectorType: 'typeform',
+        authOption: 'Personal Access Token',
+        credentials: { access_token: upstream.token },
+      });
+      const sync = await ctx.syncs.start({ connectorId: typeformId, entity: 'forms', trigger: 'cli' });
+      for (let waited = 0; ctx.syncs.activeRuns === 0; waited += 10) {
+        expect(waited, 'the sync did not start').toBeLessThan(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const caughtUp = reconciling.reconcile();
+      let writtenDuringSync = 0;
+      while (ctx.syncs.activeRuns > 0) {
+        const count = await indexed();
+        if (ctx.syncs.activeRuns > 0) writtenDuringSync = Math.max(writtenDuringSync, count);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await sync.wait();
+      expect(writtenDuringSync).toBe(0);
+      expect((await caughtUp).records).toBeGreaterThanOrEqual(records.length);
+      expect(await indexed()).toBe(records.length);
+    } finally {
+      upstream.delays.clear();
+      await reconciling.stop();
+    }
   });
 
   it('finds again, by a reconcile, the records reported past the ones it keeps waiting', async () => {

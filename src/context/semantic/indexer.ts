@@ -435,7 +435,12 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
         groups.set(key, group);
       }
       // Records this pass could not write (changed meanwhile) are left to the next sync or start-up.
-      for (const group of groups.values()) add(total, await indexRecords(ctx, provider, group, group.ids));
+      for (const group of groups.values()) {
+        for (let i = 0; i < group.ids.length && !stopped; i += chunkSize) {
+          await yieldToSyncs();
+          add(total, await indexRecords(ctx, provider, group, group.ids.slice(i, i + chunkSize)));
+        }
+      }
       if (stopped) return total;
     }
   }
