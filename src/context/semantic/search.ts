@@ -162,6 +162,8 @@ export async function searchPassages(
   const from = sql`context_passages p
       JOIN context_records r ON r.connector_id = p.connector_id AND r.entity = p.entity AND r.record_id = p.record_id`;
 
+  // Candidates carry scores only: the hits' text is read once the page is cut, not carried through the ranking
+  // of every passage an exact scan scores.
   const page = async (candidates: RawBuilder<unknown>, run: (query: RawBuilder<Row>) => Promise<Row[]>): Promise<Row[]> => {
     const keyset = after
       ? sql`AND (ranked.score < ${after.s}::float8 OR (ranked.score = ${after.s}::float8 AND (ranked.record_id > ${after.r} OR (ranked.record_id = ${after.r} AND ranked.ordinal > ${after.o}))))`
@@ -174,25 +176,24 @@ export async function searchPassages(
         ${minSimilarity > -1 ? sql`WHERE cand.score >= ${minSimilarity}::float8` : sql``}
       ),
       stats AS (SELECT count(*) AS candidates, min(cand.score) AS lowest FROM cand)
-      SELECT stats.candidates, stats.lowest, hit.*, r.data
+      SELECT stats.candidates, stats.lowest, hit.*, hp.start_offset, hp.content, r.data
       FROM stats
       LEFT JOIN LATERAL (
-        SELECT ranked.record_id, ranked.ordinal, ranked.start_offset, ranked.content, ranked.score
+        SELECT ranked.record_id, ranked.ordinal, ranked.score
         FROM ranked
         WHERE ${params.dedup === 'max' ? sql`ranked.rn = 1` : sql`true`} ${keyset}
         ORDER BY ranked.score DESC, ranked.record_id, ranked.ordinal
         LIMIT ${limit + 1}
       ) hit ON true
+      LEFT JOIN context_passages hp ON hp.connector_id = ${scope.connectorId} AND hp.entity = ${entity.name} AND hp.record_id = hit.record_id
+        AND hp.field = ${params.field} AND hp.ordinal = hit.ordinal
       LEFT JOIN context_records r ON r.connector_id = ${scope.connectorId} AND r.entity = ${entity.name} AND r.record_id = hit.record_id
       ORDER BY hit.score DESC, hit.record_id, hit.ordinal`;
     return run(query);
   };
 
   const exact = (): Promise<Row[]> =>
-    page(
-      sql`SELECT p.record_id, p.ordinal, p.start_offset, p.content, ${exactScore}::float8 AS score FROM ${from} WHERE ${scopeWhere}`,
-      async (query) => (await query.execute(db)).rows,
-    );
+    page(sql`SELECT p.record_id, p.ordinal, ${exactScore}::float8 AS score FROM ${from} WHERE ${scopeWhere}`, async (query) => (await query.execute(db)).rows);
 
   let rows: Row[] | undefined;
   if (indexed && strategy === 'auto') {
@@ -200,7 +201,7 @@ export async function searchPassages(
     let k = Math.max(20, ((after?.n ?? 0) + limit + 1) * (params.dedup === 'max' ? 3 : 1));
     while (k <= MAX_INDEX_CANDIDATES) {
       const candidates = sql`
-        SELECT p.record_id, p.ordinal, p.start_offset, p.content, (1 - ${distance})::float8 AS score
+        SELECT p.record_id, p.ordinal, (1 - ${distance})::float8 AS score
         FROM ${from} WHERE ${scopeWhere}
         ORDER BY ${distance} LIMIT ${sql.raw(String(k))}`;
       const found = await db.transaction().execute(async (trx) => {
