@@ -8,10 +8,12 @@
  * query: a record synced after the first page shows up on a later page only if it ranks below the hits
  * already returned.
  *
- * Execution: with pgvector (PGlite) the HNSW index proposes the K nearest passages of the scope (iterative
- * scan, so filters do not starve it); K grows while the page is not full and the candidates still pass
- * min_similarity, and an exact scan answers when the index ran out early (a selective filter). Without
- * pgvector (PostgreSQL servers here) an exact scan computes every score in SQL. Same scores either way.
+ * Execution: with pgvector (PGlite) and more passages in the scope than an exact scan ranks within its budget
+ * (EXACT_SCAN_BUDGET_MS: the index can miss a passage unlike its neighbours), the HNSW index proposes the K
+ * nearest passages of the scope (iterative scan, so filters do not starve it); K grows while the page is not
+ * full and the candidates still pass min_similarity, and an exact scan answers when the index ran out early (a
+ * selective filter). Smaller scopes, and stores without pgvector (PostgreSQL servers here), are ranked by an
+ * exact scan computing every score in SQL. Same scores either way.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { EntityDefinition } from '../../../runtime/index.js';
@@ -195,8 +197,18 @@ export async function searchPassages(
   const exact = (): Promise<Row[]> =>
     page(sql`SELECT p.record_id, p.ordinal, ${exactScore}::float8 AS score FROM ${from} WHERE ${scopeWhere}`, async (query) => (await query.execute(db)).rows);
 
+  const countPassages = async (upTo: number): Promise<number> => {
+    const { rows: counted } = await sql<{ passages: number }>`
+      SELECT count(*)::int AS passages FROM (
+        SELECT 1 FROM context_passages p
+        WHERE p.connector_id = ${scope.connectorId} AND p.entity = ${entity.name} AND p.field = ${params.field} AND p.model = ${sql.lit(provider.id)}
+        LIMIT ${upTo}) AS scoped`.execute(db);
+    return Number(counted[0]?.passages ?? 0);
+  };
+  const beyondExactScan = () => ctx.vectors.beyondExactScan(`${scope.connectorId}|${entity.name}|${params.field}|${provider.id}`, dims, countPassages);
+
   let rows: Row[] | undefined;
-  if (indexed && strategy === 'auto') {
+  if (indexed && strategy === 'auto' && (await beyondExactScan())) {
     // Passages to fetch: everything up to the cursor plus this page, times a margin for dedup.
     let k = Math.max(20, ((after?.n ?? 0) + limit + 1) * (params.dedup === 'max' ? 3 : 1));
     while (k <= MAX_INDEX_CANDIDATES) {
