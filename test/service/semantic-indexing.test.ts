@@ -5,7 +5,7 @@
  * go first, as the background index does.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
 import { createSemanticIndexer, startSemanticIndexing, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
 import { OfflineEmbeddingProvider, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
@@ -184,6 +184,40 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
     } finally {
       upstream.delays.clear();
       await reconciling.stop();
+    }
+  });
+
+  it('catches up every five minutes on PostgreSQL, where other processes sync too, and not on PGlite, whose store is this process alone', async () => {
+    const ctx = service.app.ctx;
+    setEmbeddingProvider(ctx, offline);
+    const connectorId = await insertConnector(service, tenant.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_z' },
+    });
+    const periodic = createSemanticIndexer(ctx);
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      periodic.start();
+      expect(vi.getTimerCount()).toBe(kind === 'pglite' ? 0 : 1);
+      // After the start-up catch-up: a record that only another process's sync would have reported.
+      await periodic.reconcile();
+      const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
+      const record = { id: 'p-1', identifier: 'P-1', title: 'Late invoice', description: 'The invoice arrived late.', state: { name: 'Todo' } };
+      await writePage(service.store.db, scope, preparePage([record], issues.record).records);
+      vi.advanceTimersByTime(5 * 60_000);
+      if (kind === 'postgres') {
+        for (let waited = 0; ; waited += 20) {
+          const { rows } = await sql<{ record_id: string }>`
+            SELECT record_id FROM context_semantic_state WHERE connector_id = ${connectorId}`.execute(service.store.db);
+          if (rows.length === 1) break;
+          expect(waited, 'the periodic catch-up did not embed the record').toBeLessThan(10_000);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    } finally {
+      vi.useRealTimers();
+      await periodic.stop();
     }
   });
 

@@ -41,7 +41,7 @@ export interface SemanticIndexer extends RecordObserver {
   reconcile(): Promise<IndexStats>;
   /** Resolves once every record the sync reported so far is embedded (or left to a reconcile after a failure). */
   idle(): Promise<void>;
-  /** Starts a reconcile in the background (start-up). */
+  /** Starts a reconcile in the background (start-up), and on PostgreSQL one every five minutes. */
   start(): void;
   /** Waits for the indexing under way and stops retrying. */
   stop(): Promise<void>;
@@ -79,7 +79,7 @@ const SYNC_YIELD_POLL_MS = 50;
 const EMBED_BATCH = 256;
 const RECONCILE_BATCH = 200;
 const RETRY_AFTER_MS = 60_000;
-/** Background catch-up: records another process synced (the CLI) without this one's observer. */
+/** Background catch-up on PostgreSQL: records another process synced (the CLI) without this one's observer. */
 const RECONCILE_EVERY_MS = 5 * 60_000;
 
 interface PlannedRecord {
@@ -283,6 +283,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
   let queue: Promise<unknown> = Promise.resolve();
   let retry: NodeJS.Timeout | undefined;
   let periodic: NodeJS.Timeout | undefined;
+  let started = false;
   let stopped = false;
 
   const serial = <T>(task: () => Promise<T>): Promise<T> => {
@@ -482,8 +483,13 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
     idle,
     reconcile,
     start(): void {
-      if (stopped || periodic) return;
+      if (stopped || started) return;
+      started = true;
       void reconcile().catch(() => undefined);
+      // The embedded store is this process's alone (src/db/store-lock.ts): no other process syncs into it,
+      // and on its single connection a catch-up that finds nothing still holds every query up (~330 ms at
+      // 100 000 records).
+      if (ctx.store.kind === 'pglite') return;
       periodic = setInterval(() => void reconcile().catch(() => undefined), RECONCILE_EVERY_MS);
       periodic.unref();
     },
@@ -502,7 +508,8 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
 
 /**
  * Wires semantic indexing into a service (the composition root does, once): registers the indexer with
- * the sync's observers and starts its reconcile (now, then every five minutes). Returns a stop function.
+ * the sync's observers and starts its reconcile (now, then every five minutes on PostgreSQL). Returns a stop
+ * function.
  */
 export function startSemanticIndexing(ctx: ServiceContext, log?: IndexerLog): { indexer: SemanticIndexer; stop: () => Promise<void> } {
   const indexer = createSemanticIndexer(ctx, log ? { log } : {});
