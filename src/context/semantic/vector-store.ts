@@ -77,9 +77,10 @@ export class VectorIndexes {
   /** Semantic searches answered through an HNSW index and by exact scan. */
   readonly searches = { index: 0, exact: 0 };
 
-  constructor(private readonly db: Db) {}
-
+  /** Per scope (and limit): whether it held more passages than an exact scan ranks, and until when that is trusted. */
   private readonly scopeSizes = new Map<string, { beyond: boolean; until: number }>();
+
+  constructor(private readonly db: Db) {}
 
   /** The most passages of `dims` dimensions an exact scan ranks within exactScanBudgetMs. */
   exactScanLimit(dims: number): number {
