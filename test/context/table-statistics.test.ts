@@ -1,0 +1,65 @@
+/**
+ * When the context store's tables are analyzed (src/db/statistics.ts): once the rows written reach a fifth
+ * of what the last ANALYZE saw of the table, or three times what it saw of one scope (a connector's entity),
+ * so that a new connector's first sync into a large table is planned with its rows.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/db/database.js';
+import { TableStatistics } from '../../src/db/statistics.js';
+import { Keyring } from '../../src/security/keyring.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { insertConnector } from '../support/connector-rows.js';
+import { openMemoryStore } from '../support/store.js';
+
+describe('planner statistics of the context store', () => {
+  let store: Store;
+  let statistics: TableStatistics;
+
+  const analyses = async () =>
+    Number((await sql<{ n: number }>`SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = 'context_records'`.execute(store.db)).rows[0]?.n);
+
+  beforeAll(async () => {
+    store = await openMemoryStore();
+    const keyring = new Keyring(randomBytes(32));
+    const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
+    const connectorId = await insertConnector({ store, keyring }, organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'k' },
+    });
+    await sql`
+      INSERT INTO context_records (connector_id, organization_id, entity, record_id, data, content_hash)
+      SELECT ${connectorId}::uuid, ${organizationId}::uuid, 'issues', 'i-' || n, jsonb_build_object('id', 'i-' || n), 'h'
+      FROM generate_series(1, 5000) AS n`.execute(store.db);
+    statistics = new TableStatistics(store.db);
+    // A table without statistics is analyzed once by its first reader: 5000 rows, so a fifth is 1000.
+    await statistics.ensure('context_records');
+  });
+
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('analyzes when one scope grew to four times what the last ANALYZE saw of it, or the table by a fifth', async () => {
+    const start = await analyses();
+    expect(start).toBeGreaterThan(0);
+    // A connector's first rows: 500 make it worth planning with, though the table grew by a tenth.
+    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 499 });
+    expect(await analyses()).toBe(start);
+    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 1 });
+    expect(await analyses()).toBe(start + 1);
+    // Now 500 of the scope are known: the next 1500 make it four times that; 900 are not enough (nor a fifth of the table).
+    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 900 });
+    expect(await analyses()).toBe(start + 1);
+    // Another scope's rows count toward the table's fifth (1000 since the last ANALYZE).
+    await statistics.noteRowsWritten('context_records', { scope: 'other|issues', count: 99 });
+    expect(await analyses()).toBe(start + 1);
+    await statistics.noteRowsWritten('context_records', { scope: 'other|issues', count: 1 });
+    expect(await analyses()).toBe(start + 2);
+    // The first scope's known rows are now 1400 (its next analysis is 4200 rows away) and the table's count restarted.
+    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 999 });
+    expect(await analyses()).toBe(start + 2);
+  });
+});
