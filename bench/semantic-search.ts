@@ -1,7 +1,8 @@
 /**
  * Semantic search over 100k passages (the context store's target size on PGlite): p50/p95 latency of
  * semanticSearch (prompt embedding, SQL, hits) and recall@10 of the HNSW index against the exact scan, on
- * PGlite (pgvector HNSW) for a few ef_search values; and the exact-scan fallback on PostgreSQL when its
+ * PGlite (pgvector HNSW) for a few ef_search values, then in a scope as large as the service still ranks by
+ * exact scan where an index exists (EXACT_SCAN_BUDGET_MS); and the exact-scan fallback on PostgreSQL when its
  * server binaries are on the machine (about 6 minutes in all, most of it loading and building the index).
  * Targets: p95 under 50 ms and recall@10 at least 0.95 with the default settings.
  *
@@ -246,10 +247,41 @@ async function benchPglite(data: Corpus, provider: OfflineEmbeddingProvider): Pr
       });
     }
     ctx.vectors.efSearch = HNSW_EF_SEARCH;
+    rows.push(await benchAtExactScanLimit(ctx, store, keyring, data, provider));
     return rows;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A second scope holding as many passages as an exact scan ranks within its budget (the largest scope the
+ * service scans exactly where an HNSW index exists): every search must be an exact scan, under the target.
+ */
+async function benchAtExactScanLimit(ctx: ServiceContext, store: Store, keyring: Keyring, data: Corpus, provider: OfflineEmbeddingProvider): Promise<Row> {
+  const limit = Math.min(ctx.vectors.exactScanLimit(100), data.texts.length);
+  const { organizationId, connectorId, loadMs } = await seed(store, keyring, data.texts.slice(0, limit), data.vectors.slice(0, limit), provider);
+  // What the sync and the indexer report of a new connector's rows (seed writes them directly): its scope is
+  // analyzed, as in the service.
+  for (const table of ['context_records', 'context_passages'] as const)
+    await ctx.statistics.noteRowsWritten(table, { scope: `${connectorId}|issues`, count: limit });
+  log(`pglite: ${limit} passages (the exact scan's limit at 100 dimensions) loaded in a second scope in ${(loadMs / 1000).toFixed(1)} s`);
+  const scope = { organizationId, connectorId, entity };
+  await timeQueries(ctx, scope, data.prompts.slice(0, 5), 'auto');
+  const before = { ...ctx.vectors.searches };
+  const timed = await timeQueries(ctx, scope, data.prompts, 'auto');
+  const viaIndex = ctx.vectors.searches.index - before.index;
+  const sorted = [...timed.times].sort((a, b) => a - b);
+  return {
+    store: 'pglite',
+    strategy: `auto at the exact-scan limit (${viaIndex === 0 ? 'all exact' : `${viaIndex} through HNSW`})`,
+    passages: limit,
+    queries: data.prompts.length,
+    ef_search: '-',
+    p50_ms: round(percentile(sorted, 50)),
+    p95_ms: round(percentile(sorted, 95)),
+    'recall@10': round(recallAt10(timed.results, await exactTopTen(provider, data.vectors.slice(0, limit), data.prompts)), 3),
+  };
 }
 
 async function benchPostgres(data: Corpus, provider: OfflineEmbeddingProvider): Promise<Row[]> {
@@ -307,15 +339,23 @@ export async function run(): Promise<Row[]> {
   const vectors = await provider.embed(texts);
   const truth = await exactTopTen(provider, vectors, prompts);
   const data = { texts, vectors, prompts, truth };
-  return [...(await benchPglite(data, provider)), ...(await benchPostgres(data, provider))];
+  const rows = [...(await benchPglite(data, provider)), ...(await benchPostgres(data, provider))];
+  return rows.map((row) => ({ ...row, target: targetOf(row) }));
+}
+
+/** The target of the rows that run with the service's defaults (the others vary a setting or force the strategy). */
+function targetOf(row: Row): string {
+  const strategy = String(row.strategy);
+  const checked = strategy.startsWith('HNSW (default)') || strategy.startsWith('auto at the exact-scan limit') || strategy.startsWith('exact scan (fallback)');
+  if (!checked) return '-';
+  const met = Number(row.p95_ms) < 50 && Number(row['recall@10']) >= 0.95;
+  return `p95 < 50 ms, recall@10 >= 0.95: ${met ? 'met' : 'NOT met'}`;
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const rows = await run();
   console.table(rows);
-  const main = rows.find((row) => String(row.strategy).startsWith('HNSW (default)'));
-  if (main) {
-    const ok = Number(main.p95_ms) < 50 && Number(main['recall@10']) >= 0.95;
-    console.log(`targets (p95 < 50 ms, recall@10 >= 0.95) with the default settings: ${ok ? 'met' : 'NOT met'}`);
-  }
+  const checked = rows.filter((row) => row.target !== '-');
+  const ok = checked.every((row) => String(row.target).endsWith(': met'));
+  console.log(`targets (p95 < 50 ms, recall@10 >= 0.95) with the default settings: ${ok ? 'met' : 'NOT met'} (${checked.length} rows checked)`);
 }
