@@ -444,4 +444,17 @@ ${SORT_INDEXES}
       DROP FUNCTION switchyard_search_text(jsonb);
     `,
   },
+  {
+    version: 12,
+    name: 'context store: the scope columns depend on each other',
+    // A connector belongs to one organization, and a passage's field and model come with its entity: the
+    // planner multiplied the selectivities of organization_id and connector_id as if independent, so a
+    // connector holding a tenth of the records was estimated at a hundredth of them. Measured on PGlite, a
+    // semantic search of a connector's 10 169 passages in a table of 110 000: estimated 889 records, joined by
+    // a nested loop in 52 ms; with these statistics estimated 10 275, hashed in 29 ms. ANALYZE fills them.
+    sql: `
+      CREATE STATISTICS context_records_scope_dependencies (dependencies) ON organization_id, connector_id, entity FROM context_records;
+      CREATE STATISTICS context_passages_scope_dependencies (dependencies) ON organization_id, connector_id, entity, field, model FROM context_passages;
+    `,
+  },
 ];

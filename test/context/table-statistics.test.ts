@@ -1,16 +1,18 @@
 /**
  * When the context store's tables are analyzed (src/db/statistics.ts): once the rows written reach a fifth
  * of what the last ANALYZE saw of the table, or three times what it saw of one scope (a connector's entity),
- * so that a new connector's first sync into a large table is planned with its rows.
+ * so that a new connector's first sync into a large table is planned with its rows. And what the planner
+ * then estimates of a scope (migration 12: its columns depend on each other).
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/db/database.js';
+import { openStore, type Store } from '../../src/db/database.js';
 import { TableStatistics } from '../../src/db/statistics.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { freshPostgresDatabase, storeKinds } from '../support/service.js';
 import { openMemoryStore } from '../support/store.js';
 
 describe('planner statistics of the context store', () => {
@@ -61,5 +63,47 @@ describe('planner statistics of the context store', () => {
     // The first scope's known rows are now 1400 (its next analysis is 4200 rows away) and the table's count restarted.
     await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 999 });
     expect(await analyses()).toBe(start + 2);
+  });
+});
+
+describe.each(storeKinds())('planner estimates of a scope (%s)', (kind) => {
+  let store: Store;
+
+  beforeAll(async () => {
+    store = kind === 'postgres' ? await openStore({ databaseUrl: await freshPostgresDatabase() }) : await openMemoryStore();
+  });
+
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it("estimates a connector's records as the connector's share of the table, not that share times its organization's", async () => {
+    const keyring = new Keyring(randomBytes(32));
+    const scopes: Array<{ organizationId: string; connectorId: string }> = [];
+    for (const [name, records] of [
+      ['Large', 9000],
+      ['Small', 1000],
+    ] as const) {
+      const { organization_id: organizationId } = await createOrganization(store.db, name);
+      const connectorId = await insertConnector({ store, keyring }, organizationId, {
+        connectorType: 'linear',
+        authOption: 'API Key',
+        credentials: { api_key: 'k' },
+      });
+      await sql`
+        INSERT INTO context_records (connector_id, organization_id, entity, record_id, data, content_hash)
+        SELECT ${connectorId}::uuid, ${organizationId}::uuid, 'issues', 'i-' || n, jsonb_build_object('id', 'i-' || n), 'h'
+        FROM generate_series(1, ${records}::int) AS n`.execute(store.db);
+      scopes.push({ organizationId, connectorId });
+    }
+    await sql`ANALYZE context_records`.execute(store.db);
+    const small = scopes[1] as { organizationId: string; connectorId: string };
+    const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
+      EXPLAIN (FORMAT JSON) SELECT record_id FROM context_records
+      WHERE organization_id = ${small.organizationId} AND connector_id = ${small.connectorId} AND entity = 'issues'`.execute(store.db);
+    const estimated = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
+    // Independent columns would give 1000 × 1000 / 10 000 = 100.
+    expect(estimated).toBeGreaterThan(700);
+    expect(estimated).toBeLessThan(1300);
   });
 });
