@@ -29,6 +29,7 @@ import { assertCheckSucceeded, checkResponse, checkRunId, runCheck, unsavedConne
 import { openCredentials, sealCredentials } from './credentials.js';
 import { connectorInstance } from './execution.js';
 import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
+import { newResourceId } from './ids.js';
 
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
@@ -230,7 +231,7 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
     assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
     credentials = unsaved.credentialsToStore();
   }
-  const id = randomUUID();
+  const id = newResourceId();
   const row = await ctx.store.db.transaction().execute(async (trx) => {
     const workspace = await ensureWorkspace(trx, organizationId, input.workspace_name);
     await trx

@@ -3,15 +3,16 @@ import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, ForbiddenError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
 import { generateClientSecret, hashSecret, verifySecret } from '../security/secrets.js';
+import { newResourceId } from './ids.js';
 
 export const DEFAULT_WORKSPACE = 'default';
 
 /** Creates an organization with its `default` workspace. */
 export async function createOrganization(db: Kysely<DatabaseSchema>, name: string): Promise<{ organization_id: string; name: string }> {
-  const id = randomUUID();
+  const id = newResourceId();
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('organizations').values({ id, name }).execute();
-    await trx.insertInto('workspaces').values({ id: randomUUID(), organization_id: id, name: DEFAULT_WORKSPACE, status: 'active' }).execute();
+    await trx.insertInto('workspaces').values({ id: newResourceId(), organization_id: id, name: DEFAULT_WORKSPACE, status: 'active' }).execute();
   });
   return { organization_id: id, name };
 }

@@ -5,13 +5,13 @@
  * connector's settings (names, enum, pattern) so the page never meets a value it cannot use, and they
  * can never hold a credential.
  */
-import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { ConnectorDefinition, JsonObject } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import type { SourceTemplateMode, SourceTemplatesTable } from '../db/schema.js';
 import { BadRequestError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
 import { connectorSpecification, definitionById, type ConnectorSpecification } from './catalog.js';
+import { newResourceId } from './ids.js';
 
 export type TemplateRow = Selectable<SourceTemplatesTable>;
 export type TagsMode = 'all' | 'any';
@@ -210,7 +210,7 @@ export async function createTemplate(ctx: ServiceContext, organizationId: string
     definition = found;
     preset = checkPresetConfig(definition, input.partial_default_config ?? {});
   }
-  const id = randomUUID();
+  const id = newResourceId();
   const row = await ctx.store.db
     .insertInto('source_templates')
     .values({

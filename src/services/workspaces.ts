@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { announceChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
@@ -6,6 +5,7 @@ import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/sch
 import { BadRequestError, ConflictError, ForbiddenError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
+import { newResourceId } from './ids.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
@@ -23,7 +23,7 @@ export async function ensureWorkspace(db: Db, organizationId: string, name: stri
   if (existing) return existing;
   await db
     .insertInto('workspaces')
-    .values({ id: randomUUID(), organization_id: organizationId, name, status: 'active' })
+    .values({ id: newResourceId(), organization_id: organizationId, name, status: 'active' })
     .onConflict((oc) => oc.columns(['organization_id', 'name']).where('deleted_at', 'is', null).doNothing())
     .execute();
   return live().executeTakeFirstOrThrow();
