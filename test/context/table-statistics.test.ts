@@ -15,6 +15,21 @@ import { insertConnector } from '../support/connector-rows.js';
 import { freshPostgresDatabase, storeKinds } from '../support/service.js';
 import { openMemoryStore } from '../support/store.js';
 
+/** A new organization with one Linear connector holding `records` issues (generated in SQL). */
+async function organizationWithRecords(store: Store, name: string, records: number): Promise<{ organizationId: string; connectorId: string }> {
+  const { organization_id: organizationId } = await createOrganization(store.db, name);
+  const connectorId = await insertConnector({ store, keyring: new Keyring(randomBytes(32)) }, organizationId, {
+    connectorType: 'linear',
+    authOption: 'API Key',
+    credentials: { api_key: 'k' },
+  });
+  await sql`
+    INSERT INTO context_records (connector_id, organization_id, entity, record_id, data, content_hash)
+    SELECT ${connectorId}::uuid, ${organizationId}::uuid, 'issues', 'i-' || n, jsonb_build_object('id', 'i-' || n), 'h'
+    FROM generate_series(1, ${records}::int) AS n`.execute(store.db);
+  return { organizationId, connectorId };
+}
+
 describe('planner statistics of the context store', () => {
   let store: Store;
   let statistics: TableStatistics;
@@ -24,17 +39,7 @@ describe('planner statistics of the context store', () => {
 
   beforeAll(async () => {
     store = await openMemoryStore();
-    const keyring = new Keyring(randomBytes(32));
-    const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
-    const connectorId = await insertConnector({ store, keyring }, organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'k' },
-    });
-    await sql`
-      INSERT INTO context_records (connector_id, organization_id, entity, record_id, data, content_hash)
-      SELECT ${connectorId}::uuid, ${organizationId}::uuid, 'issues', 'i-' || n, jsonb_build_object('id', 'i-' || n), 'h'
-      FROM generate_series(1, 5000) AS n`.execute(store.db);
+    await organizationWithRecords(store, 'Acme', 5000);
     statistics = new TableStatistics(store.db);
     // A table without statistics is analyzed once by its first reader: 5000 rows, so a fifth is 1000.
     await statistics.ensure('context_records');
@@ -78,26 +83,9 @@ describe.each(storeKinds())('planner estimates of a scope (%s)', (kind) => {
   });
 
   it("estimates a connector's records as the connector's share of the table, not that share times its organization's", async () => {
-    const keyring = new Keyring(randomBytes(32));
-    const scopes: Array<{ organizationId: string; connectorId: string }> = [];
-    for (const [name, records] of [
-      ['Large', 9000],
-      ['Small', 1000],
-    ] as const) {
-      const { organization_id: organizationId } = await createOrganization(store.db, name);
-      const connectorId = await insertConnector({ store, keyring }, organizationId, {
-        connectorType: 'linear',
-        authOption: 'API Key',
-        credentials: { api_key: 'k' },
-      });
-      await sql`
-        INSERT INTO context_records (connector_id, organization_id, entity, record_id, data, content_hash)
-        SELECT ${connectorId}::uuid, ${organizationId}::uuid, 'issues', 'i-' || n, jsonb_build_object('id', 'i-' || n), 'h'
-        FROM generate_series(1, ${records}::int) AS n`.execute(store.db);
-      scopes.push({ organizationId, connectorId });
-    }
+    await organizationWithRecords(store, 'Large', 9000);
+    const small = await organizationWithRecords(store, 'Small', 1000);
     await sql`ANALYZE context_records`.execute(store.db);
-    const small = scopes[1] as { organizationId: string; connectorId: string };
     const { rows } = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>`
       EXPLAIN (FORMAT JSON) SELECT record_id FROM context_records
       WHERE organization_id = ${small.organizationId} AND connector_id = ${small.connectorId} AND entity = 'issues'`.execute(store.db);
