@@ -264,7 +264,7 @@ async function benchAtExactScanLimit(ctx: ServiceContext, store: Store, keyring:
   // What the sync and the indexer report of a new connector's rows (seed writes them directly): its scope is
   // analyzed, as in the service.
   for (const table of ['context_records', 'context_passages'] as const)
-    await ctx.statistics.noteRowsWritten(table, { scope: `${connectorId}|issues`, count: limit });
+    await ctx.statistics.noteRowsWritten(table, { connectorId, entity: 'issues', count: limit });
   log(`pglite: ${limit} passages (the exact scan's limit at 100 dimensions) loaded in a second scope in ${(loadMs / 1000).toFixed(1)} s`);
   const scope = { organizationId, connectorId, entity };
   await timeQueries(ctx, scope, data.prompts.slice(0, 5), 'auto');

@@ -7,19 +7,20 @@ import type { DatabaseSchema } from './schema.js';
  * nothing as tiny and scans where it should look rows up by index (seconds instead of milliseconds).
  * So writers report how many rows they wrote, and a table is analyzed once writes reach a fifth of what
  * its last ANALYZE saw (at least 500 rows), or once the rows written to one scope (a connector's entity)
- * reach three times what the last ANALYZE saw of it (at least 500): a new connector's first sync is a small part of a
- * large table, yet without it the planner estimates its scope at one row (a semantic search of 3000 such
- * passages looked up every record of the scope for each passage: 640 ms instead of 30). Readers ask once per
- * service that a table has statistics.
+ * reach three times what the last ANALYZE saw of it (at least 500): a new connector's first sync is a small
+ * part of a large table, yet without it the planner estimates its scope at one row (a semantic search of 3000
+ * such passages looked up every record of the scope for each passage: 640 ms instead of 30). Readers ask once
+ * per service that a table has statistics.
  */
 
 type Db = Kysely<DatabaseSchema>;
 
 export type StatisticsTable = 'context_records' | 'context_passages';
 
-/** Rows a writer wrote to a table, in one scope (connector and entity, e.g. `${connectorId}|${entity}`). */
+/** Rows a writer wrote to a table, in one scope: a connector's entity. */
 export interface WrittenRows {
-  scope: string;
+  connectorId: string;
+  entity: string;
   count: number;
 }
 
@@ -82,10 +83,11 @@ export class TableStatistics {
   async noteRowsWritten(table: StatisticsTable, rows: WrittenRows): Promise<void> {
     const state = this.stateOf(table);
     state.written += rows.count;
-    let scope = state.scopes.get(rows.scope);
+    const key = `${rows.connectorId}:${rows.entity}`;
+    let scope = state.scopes.get(key);
     if (!scope) {
       scope = { written: 0, known: 0 };
-      state.scopes.set(rows.scope, scope);
+      state.scopes.set(key, scope);
     }
     scope.written += rows.count;
     const tableGrew = state.written >= Math.max(MIN_ROWS_BEFORE_ANALYZE, state.baseline * TABLE_GROWTH_BEFORE_ANALYZE);

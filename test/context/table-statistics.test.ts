@@ -53,20 +53,20 @@ describe('planner statistics of the context store', () => {
     const start = await analyses();
     expect(start).toBeGreaterThan(0);
     // A connector's first rows: 500 make it worth planning with, though the table grew by a tenth.
-    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 499 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'new', entity: 'issues', count: 499 });
     expect(await analyses()).toBe(start);
-    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 1 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'new', entity: 'issues', count: 1 });
     expect(await analyses()).toBe(start + 1);
     // Now 500 of the scope are known: the next 1500 make it four times that; 900 are not enough (nor a fifth of the table).
-    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 900 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'new', entity: 'issues', count: 900 });
     expect(await analyses()).toBe(start + 1);
     // Another scope's rows count toward the table's fifth (1000 since the last ANALYZE).
-    await statistics.noteRowsWritten('context_records', { scope: 'other|issues', count: 99 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'other', entity: 'issues', count: 99 });
     expect(await analyses()).toBe(start + 1);
-    await statistics.noteRowsWritten('context_records', { scope: 'other|issues', count: 1 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'other', entity: 'issues', count: 1 });
     expect(await analyses()).toBe(start + 2);
     // The first scope's known rows are now 1400 (its next analysis is 4200 rows away) and the table's count restarted.
-    await statistics.noteRowsWritten('context_records', { scope: 'new|issues', count: 999 });
+    await statistics.noteRowsWritten('context_records', { connectorId: 'new', entity: 'issues', count: 999 });
     expect(await analyses()).toBe(start + 2);
   });
 });

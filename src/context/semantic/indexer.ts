@@ -252,7 +252,7 @@ export async function indexRecords(
     stats.passages += toWrite.length;
   });
   // Analyzed in the background (a search waits for it): awaited here, each ANALYZE held up the sync's page.
-  service.statistics.noteRowsWrittenLater('context_passages', { scope: `${connectorId}|${entity.name}`, count: stats.passages }, () => undefined);
+  service.statistics.noteRowsWrittenLater('context_passages', { connectorId, entity: entity.name, count: stats.passages }, () => undefined);
   return stats;
 }
 

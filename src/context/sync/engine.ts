@@ -663,7 +663,7 @@ export class ConnectorSync {
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
     // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
-    ctx.statistics.noteRowsWrittenLater('context_records', { scope: `${row.id}|${name}`, count: counts.changed + deleted }, (error: unknown) =>
+    ctx.statistics.noteRowsWrittenLater('context_records', { connectorId: row.id, entity: name, count: counts.changed + deleted }, (error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
     );
     // An incremental walk saw only the changed records: children read the parents from the store instead.
