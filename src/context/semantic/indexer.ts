@@ -358,10 +358,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
       }
       if (overflowed && !stopped) {
         overflowed = false;
-        await reconcileOnce().catch((error: unknown) => {
-          log.error({ err: errorMessage(error) }, 'semantic indexing failed; retrying in a minute');
-          scheduleRetry();
-        });
+        await reconcileOrRetryLater().catch(() => undefined);
       }
     });
     draining = run
@@ -446,17 +443,22 @@ export function createSemanticIndexer(ctx: ServiceContext, options: SemanticInde
     }
   }
 
+  /** reconcileOnce, and on a failure a log line and a retry in a minute (the failure is passed on). */
+  async function reconcileOrRetryLater(): Promise<IndexStats> {
+    try {
+      return await reconcileOnce();
+    } catch (error) {
+      log.error({ err: errorMessage(error) }, 'semantic indexing failed; retrying in a minute');
+      scheduleRetry();
+      throw error;
+    }
+  }
+
   function reconcile(): Promise<IndexStats> {
     return serial(async () => {
-      try {
-        const stats = await reconcileOnce();
-        if (stats.records > 0) log.info({ ...stats, model: embeddingProvider(ctx).id }, 'semantic index caught up');
-        return stats;
-      } catch (error) {
-        log.error({ err: errorMessage(error) }, 'semantic indexing failed; retrying in a minute');
-        scheduleRetry();
-        throw error;
-      }
+      const stats = await reconcileOrRetryLater();
+      if (stats.records > 0) log.info({ ...stats, model: embeddingProvider(ctx).id }, 'semantic index caught up');
+      return stats;
     });
   }
 
