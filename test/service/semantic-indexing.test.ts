@@ -14,6 +14,7 @@ import { preparePage, writePage } from '../../src/context/sync/records.js';
 import { notifyObservers, registerRecordObserver } from '../../src/context/sync/registry.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { connectorSyncApi } from '../support/sync-api.js';
 import { form, startTypeformStandIn, type StandIn } from '../support/typeform-stand-in.js';
 
 const issues = connectorModules.linear?.definition.entities.issues as EntityDefinition;
@@ -58,6 +59,11 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
   let stopIndexing: (() => Promise<void>) | undefined;
   const offline = new OfflineEmbeddingProvider();
 
+  const { create } = connectorSyncApi(() => tenant);
+  /** A Linear connector stored directly, for records written as another process's sync would. */
+  const linearConnector = (apiKey: string) =>
+    insertConnector(service, tenant.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: apiKey } });
+
   beforeAll(async () => {
     upstream = await startTypeformStandIn({ formsPerPage: 2 });
     service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
@@ -83,14 +89,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
       form('f-nps', 'Product feedback'),
       form('f-bug', 'Bug report'),
     ];
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
-      workspace_name: 'default',
-      connector_type: 'typeform',
-      name: 'Typeform',
-      credentials: { access_token: upstream.token },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = created.body.id;
+    const id = await create({ connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } });
     // The embeddings cannot be made yet: a sync that waited for them would not answer.
     const synced = await tenant.api.post<{ results: Array<{ entity: string; status: string; records: number }> }>(
       `/api/v1/integrations/connectors/${id}/sync`,
@@ -137,11 +136,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
     const ctx = service.app.ctx;
     setEmbeddingProvider(ctx, offline);
     // Records another process stored (the CLI), which only a reconcile finds.
-    const linearId = await insertConnector(service, tenant.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_y' },
-    });
+    const linearId = await linearConnector('lin_api_y');
     const scope = { organizationId: tenant.organizationId, connectorId: linearId, entity: 'issues' };
     const records = Array.from({ length: 12 }, (_, i) => ({
       id: `j-${i}`,
@@ -190,11 +185,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
   it('catches up every five minutes on PostgreSQL, where other processes sync too, and not on PGlite, whose store is this process alone', async () => {
     const ctx = service.app.ctx;
     setEmbeddingProvider(ctx, offline);
-    const connectorId = await insertConnector(service, tenant.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_z' },
-    });
+    const connectorId = await linearConnector('lin_api_z');
     const periodic = createSemanticIndexer(ctx);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
@@ -227,11 +218,7 @@ describe.each(storeKinds())('the semantic index behind the sync (%s)', (kind) =>
     const small = createSemanticIndexer(ctx, { maxPending: 3, chunk: 2 });
     const remove = registerRecordObserver(ctx, small);
     try {
-      const connectorId = await insertConnector(service, tenant.organizationId, {
-        connectorType: 'linear',
-        authOption: 'API Key',
-        credentials: { api_key: 'lin_api_x' },
-      });
+      const connectorId = await linearConnector('lin_api_x');
       const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
       const records = Array.from({ length: 10 }, (_, i) => ({
         id: `i-${i}`,
