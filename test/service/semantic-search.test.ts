@@ -18,6 +18,7 @@ import { EXACT_SCAN_BUDGET_MS, vectorIndexName } from '../../src/context/semanti
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { connectorSyncApi } from '../support/sync-api.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { form, startTypeformStandIn, type StandIn } from '../support/typeform-stand-in.js';
 
@@ -679,6 +680,7 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
   let service: TestService;
   let upstream: StandIn;
   let tenant: Tenant;
+  const connectors = connectorSyncApi(() => tenant);
   let stopIndexing: () => Promise<void>;
   const warnings: Array<{ object: Record<string, unknown>; message: string }> = [];
   const log = {
@@ -728,14 +730,7 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
       form('f-nps', 'Product feedback', { fields: [{ id: 'q1', title: 'How likely are you to recommend us?', type: 'opinion_scale' }] }),
     ];
     upstream.responses = new Map();
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
-      workspace_name: 'default',
-      connector_type: 'typeform',
-      name: 'Typeform',
-      credentials: { access_token: upstream.token },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const id = created.body.id;
+    const id = await connectors.create({ connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } });
     const sync = await tenant.api.post(`/api/v1/integrations/connectors/${id}/sync`, { entity: 'forms' });
     expect([202, 409]).toContain(sync.status);
     const deadline = Date.now() + 20_000;
