@@ -1,7 +1,7 @@
 /**
  * What a sync of one connector reads, from its definition alone: which entities are searchable, which of
  * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain, the
- * entity's `each` param or its `window`, or
+ * entity's `each` param, its `window` or the connector's configuration (`config_params`), or
  * the param-less `get` of a single object, read as one record), in which order (parents before
  * children), and the page size to ask for.
  */
@@ -40,13 +40,14 @@ function listability(definition: ConnectorDefinition, name: string, visiting: Se
     supplied.add(fanOut.param);
   }
   if (entity.search.each !== undefined) supplied.add(entity.search.each);
+  for (const param of Object.keys(entity.search.configParams ?? {})) supplied.add(param);
   if (entity.search.window) for (const param of windowParamNames(entity.search.window)) supplied.add(param);
   const missing = Object.entries(list.params)
     .filter(([param, def]) => def.required && !supplied.has(param) && def.schema.default === undefined)
     .map(([param]) => param);
   if (missing.length > 0) {
     return {
-      problem: `${name}.list needs ${missing.join(', ')}, which neither a parent entity nor the entity's each or window supplies: a sync cannot list it (use the native actions)`,
+      problem: `${name}.list needs ${missing.join(', ')}, which neither a parent entity nor the entity's each, window or config_params supplies: a sync cannot list it (use the native actions)`,
     };
   }
   return { supplied };
@@ -89,9 +90,11 @@ export function syncOrder(definition: ConnectorDefinition, names: string[]): str
 /**
  * The largest page the action allows, as params: its page-size param (runtime pageSizeParam, the same
  * one the universal `limit` fills) when its schema declares an integer maximum. Fewer, larger pages
- * make a sync faster and gentler on the vendor's rate limits.
+ * make a sync faster and gentler on the vendor's rate limits. A list without pagination answers in one
+ * response and is sent none (TikTok's advertiser info accepts page_size only for callers' compatibility).
  */
 export function pageSizeParams(action: ActionDefinition): Record<string, number> {
+  if (action.pagination === undefined) return {};
   const name = pageSizeParam(action);
   const maximum = name === undefined ? undefined : action.params[name]?.schema.maximum;
   return name !== undefined && typeof maximum === 'number' && maximum >= 1 ? { [name]: Math.floor(maximum) } : {};
