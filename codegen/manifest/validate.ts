@@ -460,6 +460,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       }
     }
     checkRepeatedLists(entityName, entity, report);
+    checkConfigParams(entityName, entity, m.config ?? {}, report);
     if (entity.record.singleton) {
       for (const actionName of Object.keys(entity.actions)) {
         if (actionName !== 'get') report(['entities', entityName, 'actions', actionName], 'singleton-action', 'a singleton entity has only get');
@@ -475,6 +476,32 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
 
 /** A sample the generator formats an instant param with, to check it against the param's schema. */
 const SAMPLE_INSTANT = new Date('2024-05-01T09:30:00Z');
+
+/** search.config_params: required params of `list` given by config variables (rule `config-params`). */
+function checkConfigParams(
+  entityName: string,
+  entity: Entity,
+  config: NonNullable<Manifest['config']>,
+  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+): void {
+  const search = entity.search ?? {};
+  const list = entity.actions.list;
+  const params = list?.params ?? {};
+  for (const [param, variable] of Object.entries(search.config_params ?? {})) {
+    const at = ['entities', entityName, 'search', 'config_params', param];
+    if (!list) report(at, 'config-params', `config_params fill params of ${entityName}.list, which this entity does not declare`, true);
+    else if (!params[param])
+      report(at, 'unknown-param', `config param "${param}" is not a param of ${entityName}.list${didYouMean(param, Object.keys(params))}`, true);
+    else if (param === search.fan_out?.param || param === search.each)
+      report(at, 'config-params', `config param "${param}" is also the ${param === search.each ? 'each' : 'fan_out'} param`, true);
+    if (!Object.hasOwn(config, variable))
+      report(
+        at,
+        'config-params',
+        `config param "${param}" names config variable "${variable}", which the manifest's config does not declare${didYouMean(variable, Object.keys(config))}`,
+      );
+  }
+}
 
 /** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */
 function checkRepeatedLists(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {

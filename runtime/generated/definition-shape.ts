@@ -557,6 +557,13 @@ export interface Search {
    */
   each?: string;
   /**
+   * Required params of `list` that the connector's configuration gives, each naming a variable of the
+   * manifest's `config` (TikTok's advertisers: the advertiser ids the access token may manage, which the
+   * token alone cannot list). A sync sends the connector's value; a connector that does not set it fails
+   * that entity's sync with a message naming the replication_config field (rule `config-params`).
+   */
+  configParams?: Record<string, string>;
+  /**
    * For a list that needs a time range (Gong's calls, Pylon's issues, Harvest's time reports): the
    * params that receive each end of the range. A sync asks from `start` (or `lookback_days` before now)
    * up to now, in consecutive windows of at most `max_days` where the vendor limits the range; each

@@ -135,6 +135,7 @@ const examples: Record<string, Record<string, string>> = {
     )(VALID),
   },
   each: { 'acme.yaml': swap(RECORD, `    search: { each: cursor }\n${RECORD}`)(VALID) },
+  'config-params': { 'acme.yaml': swap(RECORD, `    search: { config_params: { cursor: tenant } }\n${RECORD}`)(VALID) },
   window: {
     'acme.yaml': swap(RECORD, `    search: { window: { from: cursor, to: until, format: iso8601, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
   },
@@ -325,6 +326,33 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(found, JSON.stringify(diagnostics, null, 1)).toMatchObject({ message });
     expect(found?.line).toBeGreaterThanOrEqual(30);
     expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it.each([
+    ['unknown-param', 'config_params: { cursr: subdomain }', 'config param "cursr" is not a param of widgets.list; did you mean "cursor"?'],
+    [
+      'config-params',
+      'config_params: { cursor: subdomian }',
+      'config param "cursor" names config variable "subdomian", which the manifest\'s config does not declare; did you mean "subdomain"?',
+    ],
+    ['config-params', 'each: kind\n      config_params: { kind: subdomain }', 'config param "kind" is also the each param'],
+  ])('search.config_params: `%s` names the line and the fix', (rule, search, message) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), withRangeParams(search));
+    const { diagnostics } = loadDefinitions(dir);
+    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule, message, line: expect.any(Number) })]);
+    expect(diagnostics[0]?.line).toBeGreaterThanOrEqual(30);
+    expect(path.resolve(diagnostics[0]?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it('a config param the manifest declares passes, and makes the entity syncable', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), withRangeParams('config_params: { cursor: subdomain }'));
+    const { diagnostics, definitions } = loadDefinitions(dir);
+    expect(diagnostics).toEqual([]);
+    expect(definitions[0]?.entities.widgets?.search.configParams).toEqual({ cursor: 'subdomain' });
   });
 
   it('ranges and kinds the params accept pass', () => {

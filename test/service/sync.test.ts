@@ -572,7 +572,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(notSyncable.status).toBe(400);
     expect(notSyncable.body.errors[0]).toMatchObject({ field: 'entity', error_code: 'entity_not_syncable' });
     expect(notSyncable.body.message).toMatch(
-      /^issue_transitions cannot be synchronized: issue_transitions.list needs issueIdOrKey, which neither a parent entity nor the entity's each or window supplies/,
+      /^issue_transitions cannot be synchronized: issue_transitions.list needs issueIdOrKey, which neither a parent entity nor the entity's each, window or config_params supplies/,
     );
     const jiraReadiness = await readiness(a, jira.body.id);
     expect(jiraReadiness.supported_context_store_entities.map((e) => e.entity)).toContain('issue_transitions');

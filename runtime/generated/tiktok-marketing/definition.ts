@@ -59,7 +59,14 @@ export const definition: ConnectorDefinition = {
       "url": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
     }
   ],
-  "config": {},
+  "config": {
+    "advertiser_ids": {
+      "description": "Advertiser (ad account) IDs the context store syncs, as a JSON array of strings, e.g. [\"7012345678901234567\"] (at most 100): the advertiser_ids TikTok returns with the access token, or the ad account IDs shown in TikTok Ads Manager.",
+      "pattern": "^\\[\\s*\"[0-9]{1,32}\"(\\s*,\\s*\"[0-9]{1,32}\"){0,99}\\s*\\]$",
+      "required": false,
+      "example": "[\"7012345678901234567\"]"
+    }
+  },
   "baseUrl": "https://business-api.tiktok.com/open_api/v1.3",
   "headers": {},
   "auth": [
@@ -419,6 +426,9 @@ export const definition: ConnectorDefinition = {
           "promotion_center_city",
           "promotion_center_province"
         ],
+        "configParams": {
+          "advertiser_ids": "advertiser_ids"
+        },
         "semantic": []
       },
       "actions": {
