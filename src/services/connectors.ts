@@ -189,11 +189,27 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
   }
 }
 
-/** replication_config checked with the runtime's configuration rules; returns the config values to store (defaults applied). */
-export function checkReplicationConfig(definition: ConnectorDefinition, replicationConfig: Record<string, unknown>): Record<string, string> {
+/**
+ * replication_config checked with the runtime's configuration rules; returns the config values to store
+ * (defaults applied). Problems name each setting under `at`, the field the caller sent it in.
+ */
+export function checkReplicationConfig(
+  definition: ConnectorDefinition,
+  replicationConfig: Record<string, unknown>,
+  at: 'replication_config' | 'settings' = 'replication_config',
+): Record<string, string> {
   const { [SYNC_INTERVAL_KEY]: syncInterval, ...connectorConfig } = replicationConfig;
   if (syncInterval !== undefined) checkSyncInterval(syncInterval);
-  return validateConfig(definition, connectorConfig);
+  try {
+    return validateConfig(definition, connectorConfig);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    // The runtime names its settings config.NAME; a caller of the service sent them as replication_config.NAME
+    // (the connect page's form as settings.NAME).
+    const relabel = (text: string) => text.replace(/\bconfig\.(?=[a-z])/g, `${at}.`);
+    const issues = (error.issues ?? []).map((issue) => ({ ...issue, field: relabel(issue.field), message: relabel(issue.message) }));
+    throw new ValidationError(relabel(error.message), issues);
+  }
 }
 
 /** replication_config key of the context store sync interval (minutes; 0 = no automatic syncs), not a connector setting. */

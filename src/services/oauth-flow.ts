@@ -63,7 +63,7 @@ export function findConsentOption(definition: ConnectorDefinition, optionTitle: 
 /** The template's presets over the end user's settings, checked with the connector's configuration rules. */
 export function templateSettings(definition: ConnectorDefinition, template: TemplateRow, settings: Record<string, string>): Record<string, string> {
   const merged = { ...settings, ...presetConfig(template) };
-  checkReplicationConfig(definition, merged);
+  checkReplicationConfig(definition, merged, 'settings');
   return merged;
 }
 
@@ -114,7 +114,7 @@ export async function startConsent(ctx: ServiceContext, start: ConsentStart, wid
   await ctx.store.db.deleteFrom('oauth_sessions').where('expires_at', '<', sql<Date>`now() - interval '1 day'`).execute();
   const state = signPayload(stateKey(ctx), STATE_SCOPE, { sid: id });
   // URL templates see the connector configuration with its defaults (Intercom's region_host: api).
-  const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} });
+  const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: checkReplicationConfig(definition, settings, 'settings'), token: {} });
   const url = new URL(withOrigin(base, ctx.config.oauthServerUrls?.[definition.connectorType]));
   const names = paramNames(option);
   if (!flow.omitParams?.includes('response_type')) url.searchParams.set('response_type', 'code');
@@ -320,7 +320,7 @@ async function exchangeCode(
   const flow = option.authorizationCode;
   const names = paramNames(option);
   const omitted = new Set<string>(flow.omitParams ?? []);
-  const context = { credentials: { ...app }, config: checkReplicationConfig(definition, input.settings), token: {} };
+  const context = { credentials: { ...app }, config: checkReplicationConfig(definition, input.settings, 'settings'), token: {} };
   const params: Record<string, string> = {};
   if (!omitted.has('grant_type')) params.grant_type = 'authorization_code';
   params[names.code] = input.code;

@@ -359,16 +359,16 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([
         {
-          field: 'config.subdomain',
+          field: 'replication_config.subdomain',
           error_code: 'pattern',
-          message: 'config.subdomain must match ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$',
+          message: 'replication_config.subdomain must match ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$',
           details: { limit: '^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$' },
         },
       ]);
       const missing = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic });
       expect(missing.status).toBe(400);
       expect(missing.body.errors).toEqual([
-        { field: 'config.subdomain', error_code: 'required', message: 'config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net' },
+        { field: 'replication_config.subdomain', error_code: 'required', message: 'replication_config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net' },
       ]);
       const unknown = await create(a, {
         workspace_name: 'default',
@@ -379,8 +379,8 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       });
       expect(unknown.status).toBe(400);
       expect(unknown.body.errors.map((e) => [e.field, e.error_code])).toEqual([
-        ['config.region', 'unknown'],
-        ['config.repos', 'unknown'],
+        ['replication_config.region', 'unknown'],
+        ['replication_config.repos', 'unknown'],
       ]);
       const linearExtra = await create(a, {
         workspace_name: 'default',
@@ -390,7 +390,7 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         replication_config: { subdomain: 'acme' },
       });
       expect(linearExtra.status).toBe(400);
-      expect(linearExtra.body.errors[0]?.field).toBe('config.subdomain');
+      expect(linearExtra.body.errors[0]?.field).toBe('replication_config.subdomain');
     });
 
     it('writes nothing, not even the new workspace, when a create fails', async () => {
@@ -671,10 +671,10 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       expect((await storedRow(jiraId))?.config).toEqual({ subdomain: 'globex' });
       const bad = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, { replication_config: { subdomain: 'globex.evil.com' } });
       expect(bad.status).toBe(400);
-      expect(bad.body.errors[0]).toMatchObject({ field: 'config.subdomain', error_code: 'pattern' });
+      expect(bad.body.errors[0]).toMatchObject({ field: 'replication_config.subdomain', error_code: 'pattern' });
       const emptied = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, { replication_config: {} });
       expect(emptied.status).toBe(400);
-      expect(emptied.body.errors[0]).toMatchObject({ field: 'config.subdomain', error_code: 'required' });
+      expect(emptied.body.errors[0]).toMatchObject({ field: 'replication_config.subdomain', error_code: 'required' });
       expect((await storedRow(jiraId))?.config).toEqual({ subdomain: 'globex' });
     });
 
