@@ -89,6 +89,62 @@ describe.each(storeKinds())('syncs of lists whose params the configuration gives
     expect(await syncEntity(id, 'campaigns')).toMatchObject({ status: 'ready', entity_count: 2, reason: null });
   });
 
+  it('TikTok: daily reports are read per advertiser over the last 90 days, in ranges of at most 29 days', async () => {
+    const ids = JSON.stringify(IDS);
+    const id = await create({
+      connector_type: 'tiktok-marketing',
+      name: 'TikTok reports',
+      credentials: { access_token: TOKEN },
+      replication_config: { advertiser_ids: ids },
+    });
+    nock(TIKTOK)
+      .matchHeader('access-token', TOKEN)
+      .get('/open_api/v1.3/advertiser/info/')
+      .query({ advertiser_ids: ids })
+      .reply(200, { code: 0, message: 'OK', request_id: 'r1', data: { list: IDS.map((advertiserId, i) => advertiser(advertiserId, `Acme ${i}`)) } });
+    const asked: Array<Record<string, string>> = [];
+    nock(TIKTOK)
+      .matchHeader('access-token', TOKEN)
+      .get('/open_api/v1.3/report/integrated/get/')
+      .query(true)
+      .times(8)
+      .reply((uri) => {
+        const query = Object.fromEntries(new URL(uri, TIKTOK).searchParams);
+        asked.push(query);
+        const row = {
+          dimensions: { advertiser_id: query.advertiser_id, stat_time_day: `${query.end_date} 00:00:00` },
+          metrics: { spend: '12.50', impressions: '1000' },
+        };
+        return [
+          200,
+          { code: 0, message: 'OK', request_id: 'r', data: { list: [row], page_info: { page: 1, page_size: 1000, total_number: 1, total_page: 1 } } },
+        ];
+      });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await syncEntity(id, 'advertisers_reports_daily')).toMatchObject({ status: 'ready', reason: null });
+
+    const { start_date: _start, end_date: _end, advertiser_id: _advertiser, ...constant } = asked[0] as Record<string, string>;
+    expect(constant).toEqual({
+      report_type: 'BASIC',
+      data_level: 'AUCTION_ADVERTISER',
+      dimensions: '["advertiser_id","stat_time_day"]',
+      page_size: '1000',
+      metrics: expect.stringMatching(/^\["spend",/),
+    });
+    const DAY = 86_400_000;
+    for (const advertiserId of IDS) {
+      const ranges = asked.filter((q) => q.advertiser_id === advertiserId).map((q): [string, string] => [q.start_date as string, q.end_date as string]);
+      expect(ranges[0]?.[0]).toBe(new Date(Date.parse(today) - 89 * DAY).toISOString().slice(0, 10));
+      expect(ranges.at(-1)?.[1]).toBe(today);
+      for (const [index, [from, to]] of ranges.entries()) {
+        expect(Date.parse(to) - Date.parse(from)).toBeLessThanOrEqual(29 * DAY);
+        // Consecutive: the next range begins on the day the previous one ended.
+        if (index > 0) expect(from).toBe(ranges[index - 1]?.[1]);
+      }
+      expect(ranges).toHaveLength(4);
+    }
+  });
+
   it('TikTok without advertiser_ids: the sync asks TikTok nothing and says which replication_config field to set', async () => {
     const id = await create({ connector_type: 'tiktok-marketing', name: 'TikTok, not configured', credentials: { access_token: TOKEN } });
     const advertisers = await syncEntity(id, 'advertisers');

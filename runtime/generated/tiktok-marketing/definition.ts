@@ -2312,6 +2312,14 @@ export const definition: ConnectorDefinition = {
           "param": "advertiser_id",
           "incrementalWithParent": false
         },
+        "window": {
+          "from": "start_date",
+          "to": "end_date",
+          "format": "date",
+          "lookbackDays": 89,
+          "maxDays": 29,
+          "docs": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
+        },
         "semantic": []
       },
       "actions": {
@@ -2516,6 +2524,14 @@ export const definition: ConnectorDefinition = {
           "field": "advertiser_id",
           "param": "advertiser_id",
           "incrementalWithParent": false
+        },
+        "window": {
+          "from": "start_date",
+          "to": "end_date",
+          "format": "date",
+          "lookbackDays": 89,
+          "maxDays": 29,
+          "docs": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
         },
         "semantic": []
       },
@@ -2758,6 +2774,14 @@ export const definition: ConnectorDefinition = {
           "field": "advertiser_id",
           "param": "advertiser_id",
           "incrementalWithParent": false
+        },
+        "window": {
+          "from": "start_date",
+          "to": "end_date",
+          "format": "date",
+          "lookbackDays": 89,
+          "maxDays": 29,
+          "docs": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
         },
         "semantic": []
       },
@@ -3007,6 +3031,14 @@ export const definition: ConnectorDefinition = {
           "field": "advertiser_id",
           "param": "advertiser_id",
           "incrementalWithParent": false
+        },
+        "window": {
+          "from": "start_date",
+          "to": "end_date",
+          "format": "date",
+          "lookbackDays": 89,
+          "maxDays": 29,
+          "docs": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
         },
         "semantic": []
       },
