@@ -368,7 +368,11 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const missing = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic });
       expect(missing.status).toBe(400);
       expect(missing.body.errors).toEqual([
-        { field: 'replication_config.subdomain', error_code: 'required', message: 'replication_config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net' },
+        {
+          field: 'replication_config.subdomain',
+          error_code: 'required',
+          message: 'replication_config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net',
+        },
       ]);
       const unknown = await create(a, {
         workspace_name: 'default',
