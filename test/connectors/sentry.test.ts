@@ -274,6 +274,13 @@ const LISTS: Array<[string, Rec, string, Record<string, string>, Rec[]]> = [
     { statsPeriod: '24h', environment: ['production', 'staging'], full: 'true', query: 'release:abc' } as unknown as Record<string, string>,
     [event],
   ],
+  [
+    'events',
+    { organization_slug: ORG, project_slug: 'pump-station', statsPeriod: '95m', full: 'true', sample: false },
+    `/projects/${ORG}/pump-station/events/`,
+    { statsPeriod: '95m', full: 'true', sample: 'false' },
+    [event],
+  ],
   ['releases', { organization_slug: ORG, query: '2.0' }, `/organizations/${ORG}/releases/`, { query: '2.0' }, [release]],
   ['teams', { organization_slug: ORG, detailed: '0' }, `/organizations/${ORG}/teams/`, { detailed: '0' }, [team]],
 ];
@@ -324,6 +331,14 @@ const GETS: Array<[string, string, Rec, string, Record<string, string>, Rec]> = 
     { organization_slug: ORG, issue_id: '1', event_id: 'latest', environment: ['production'] },
     `/organizations/${ORG}/issues/1/events/latest/`,
     { environment: 'production' },
+    eventDetail,
+  ],
+  [
+    'events',
+    'get',
+    { organization_slug: ORG, project_slug: 'pump-station', event_id: '9999aaaaca8b46d797c23c6077c6ff01' },
+    `/projects/${ORG}/pump-station/events/9999aaaaca8b46d797c23c6077c6ff01/`,
+    {},
     eventDetail,
   ],
   [

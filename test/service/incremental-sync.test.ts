@@ -274,6 +274,54 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     });
   });
 
+  it("Sentry: a project's events are walked in full, then asked for by statsPeriod in whole minutes since the newest (mark + 5 min overlap)", async () => {
+    const id = await create({ connector_type: 'sentry', name: 'Sentry', credentials: { auth_token: 'sntrys_secret_token' } });
+    const SENTRY = 'https://sentry.io';
+    const sentryApi = () => nock(SENTRY).matchHeader('authorization', 'Bearer sntrys_secret_token');
+    // The parents, walked live for a child synced alone: one organization, one project.
+    const parents = () => {
+      sentryApi()
+        .get('/api/0/organizations/')
+        .reply(200, [{ id: '1', slug: 'acme', name: 'Acme' }]);
+      sentryApi()
+        .get('/api/0/organizations/acme/projects/')
+        .reply(200, [{ id: '2', slug: 'web', name: 'Web' }]);
+    };
+    // 20.5 minutes ago: with the 5-minute overlap the period reaches 25.5 minutes back, sent as 26 whole minutes.
+    const newest = new Date(Date.now() - 20.5 * MINUTE);
+    const event = (n: number, at: Date) => ({
+      id: `e${n}`,
+      eventID: `${String(n).padStart(32, 'a')}`,
+      groupID: '77',
+      title: `TypeError ${n}`,
+      dateCreated: at.toISOString(),
+    });
+    const nextPage = '<https://sentry.io/api/0/projects/acme/web/events/?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"';
+    const lastPage = '<https://sentry.io/api/0/projects/acme/web/events/?cursor=0:200:0>; rel="next"; results="false"; cursor="0:200:0"';
+
+    parents();
+    sentryApi()
+      .get('/api/0/projects/acme/web/events/')
+      .reply(200, [event(2, newest)], { link: nextPage });
+    sentryApi()
+      .get('/api/0/projects/acme/web/events/')
+      .query({ cursor: '0:100:0' })
+      .reply(200, [event(1, new Date(newest.getTime() - 60 * MINUTE))], { link: lastPage });
+    expect(await syncEntity(id, 'events')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: newest.toISOString() });
+
+    parents();
+    sentryApi()
+      .get('/api/0/projects/acme/web/events/')
+      .query({ statsPeriod: '26m' })
+      .reply(200, [event(3, new Date(newest.getTime() + MINUTE)), event(2, newest)], { link: lastPage });
+    expect(await syncEntity(id, 'events')).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(newest.getTime() + MINUTE).toISOString(),
+    });
+  });
+
   it('Salesforce: accounts (whose list needs q when called) sync with the default query, then only the rows whose SystemModstamp moved', async () => {
     const id = await create({
       connector_type: 'salesforce',

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://sentry.io/_assets/favicon.ico",
   "supportLevel": "certified",
   "category": "error tracking",
-  "description": "Sentry error tracking (web API /api/0) on sentry.io or a self-hosted Sentry: read organizations, their projects (with the full project detail), the issues of a project with Sentry's structured search, the events of an issue, releases and teams. Lists page with Sentry's Link-header cursors. Authenticates with a Sentry auth token sent as a bearer token.",
+  "description": "Sentry error tracking (web API /api/0) on sentry.io or a self-hosted Sentry: read organizations, their projects (with the full project detail), the issues of a project with Sentry's structured search, the events of a project or of an issue, releases and teams. Lists page with Sentry's Link-header cursors. Authenticates with a Sentry auth token sent as a bearer token.",
   "docs": [
     {
       "title": "Sentry API reference",
@@ -53,6 +53,14 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Retrieve an Issue Event",
       "url": "https://docs.sentry.io/api/events/retrieve-an-issue-event/"
+    },
+    {
+      "title": "List a Project's Error Events",
+      "url": "https://docs.sentry.io/api/events/list-a-projects-error-events/"
+    },
+    {
+      "title": "Retrieve an Event for a Project",
+      "url": "https://docs.sentry.io/api/events/retrieve-an-event-for-a-project/"
     },
     {
       "title": "List an Organization's Releases",
@@ -158,7 +166,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
+  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id; events lists a project's events (organization_slug, project_slug) and events get takes the event's eventID. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
   "check": {
     "entity": "organizations",
     "action": "list",
@@ -1792,6 +1800,416 @@ export const definition: ConnectorDefinition = {
               "description": "Environment names (for latest, oldest and recommended).",
               "sendDefault": false,
               "wire": "environment"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "events": {
+      "name": "events",
+      "description": "Error events of a project (each occurrence, of every issue), newest first; in get or with full, the stack trace and the other entries too.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "eventID": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "groupID": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "projectID": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "message": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "platform": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "dateCreated": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "dateReceived": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "culprit": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "location": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "crashFile": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "tags": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "user": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "entries": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "contexts": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "context": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "sdk": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "errors": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "fingerprints": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "size": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "release": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "dist": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "packages": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "groupingConfig": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "occurrence": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "nextEventID": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "previousEventID": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "userReport": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "_meta": {
+            "type": [
+              "object",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [
+          "id",
+          "eventID",
+          "groupID",
+          "projectID",
+          "title",
+          "message",
+          "platform",
+          "type",
+          "dateCreated",
+          "dateReceived",
+          "culprit",
+          "location",
+          "user.email",
+          "tags",
+          "crashFile",
+          "user",
+          "metadata",
+          "entries",
+          "contexts",
+          "context",
+          "sdk",
+          "errors",
+          "fingerprints",
+          "size",
+          "release",
+          "dist",
+          "packages",
+          "groupingConfig",
+          "occurrence",
+          "nextEventID",
+          "previousEventID",
+          "userReport",
+          "_meta"
+        ],
+        "fanOut": {
+          "entity": "projects",
+          "field": "slug",
+          "param": "project_slug",
+          "incrementalWithParent": false
+        },
+        "incremental": {
+          "action": "list",
+          "param": "statsPeriod",
+          "format": "minutes_ago",
+          "template": "{value}m",
+          "field": "dateCreated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 168,
+          "docs": "https://docs.sentry.io/api/events/list-a-projects-error-events/"
+        },
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the error events of a project, newest first (GET /api/0/projects/{organization_slug}/{project_slug}/events/).",
+          "method": "GET",
+          "path": "/projects/{organization_slug}/{project_slug}/events/",
+          "params": {
+            "organization_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the organization (organizations list gives slug).",
+              "sendDefault": false,
+              "wire": "organization_slug"
+            },
+            "project_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the project (projects list gives slug).",
+              "sendDefault": false,
+              "wire": "project_slug"
+            },
+            "statsPeriod": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]+[smhdw]$"
+              },
+              "required": false,
+              "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end.",
+              "sendDefault": false,
+              "wire": "statsPeriod"
+            },
+            "start": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Start of the period (ISO 8601), with end.",
+              "sendDefault": false,
+              "wire": "start"
+            },
+            "end": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "End of the period (ISO 8601), with start.",
+              "sendDefault": false,
+              "wire": "end"
+            },
+            "full": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "true includes the full event body (stack trace, entries) in each event.",
+              "sendDefault": false,
+              "wire": "full"
+            },
+            "sample": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "true returns the events in a deterministic pseudo-random order.",
+              "sendDefault": false,
+              "wire": "sample"
+            },
+            "cursor": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve one event of a project with its full body (GET /api/0/projects/{organization_slug}/{project_slug}/events/{event_id}/).",
+          "method": "GET",
+          "path": "/projects/{organization_slug}/{project_slug}/events/{event_id}/",
+          "params": {
+            "organization_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the organization (organizations list gives slug).",
+              "sendDefault": false,
+              "wire": "organization_slug"
+            },
+            "project_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the project (projects list gives slug).",
+              "sendDefault": false,
+              "wire": "project_slug"
+            },
+            "event_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9a-fA-F]{32}$"
+              },
+              "required": true,
+              "description": "32-character hexadecimal event ID, as reported by the SDK (eventID).",
+              "sendDefault": false,
+              "wire": "event_id"
             }
           },
           "guards": [],

@@ -287,6 +287,77 @@ export interface SentryIssueEventsGetParams {
   environment?: Array<string>;
 }
 
+/** Error events of a project (each occurrence, of every issue), newest first; in get or with full, the stack trace and the other entries too. */
+export interface SentryEventsRecord {
+  [field: string]: unknown;
+  id: string;
+  eventID: string | null;
+  groupID: string | null;
+  projectID: string | null;
+  title: string | null;
+  message: string | null;
+  platform: string | null;
+  type: string | null;
+  dateCreated: string | null;
+  dateReceived: string | null;
+  culprit: string | null;
+  location: string | null;
+  crashFile: string | null;
+  tags: Array<unknown> | null;
+  user: Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
+  entries: Array<unknown> | null;
+  contexts: Record<string, unknown> | null;
+  context: Record<string, unknown> | null;
+  sdk: Record<string, unknown> | null;
+  errors: Array<unknown> | null;
+  fingerprints: Array<unknown> | null;
+  size: number | null;
+  release: Record<string, unknown> | null;
+  dist: string | null;
+  packages: Record<string, unknown> | null;
+  groupingConfig: Record<string, unknown> | null;
+  occurrence: Record<string, unknown> | null;
+  nextEventID: string | null;
+  previousEventID: string | null;
+  userReport: Record<string, unknown> | null;
+  _meta: Record<string, unknown> | null;
+}
+
+/** List the error events of a project, newest first (GET /api/0/projects/{organization_slug}/{project_slug}/events/). */
+export interface SentryEventsListParams {
+  /** ID or slug of the organization (organizations list gives slug). */
+  organization_slug: string;
+  /** ID or slug of the project (projects list gives slug). */
+  project_slug: string;
+  /** Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end. */
+  statsPeriod?: string;
+  /** Start of the period (ISO 8601), with end. */
+  start?: string;
+  /** End of the period (ISO 8601), with start. */
+  end?: string;
+  /** true includes the full event body (stack trace, entries) in each event. */
+  full?: boolean;
+  /** true returns the events in a deterministic pseudo-random order. */
+  sample?: boolean;
+  /** Pagination cursor (from the rel="next" Link header; normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface SentryEventsListPagination {
+  next: PaginationValue;
+}
+
+/** Retrieve one event of a project with its full body (GET /api/0/projects/{organization_slug}/{project_slug}/events/{event_id}/). */
+export interface SentryEventsGetParams {
+  /** ID or slug of the organization (organizations list gives slug). */
+  organization_slug: string;
+  /** ID or slug of the project (projects list gives slug). */
+  project_slug: string;
+  /** 32-character hexadecimal event ID, as reported by the SDK (eventID). */
+  event_id: string;
+}
+
 /** Releases (versions of the code deployed) of an organization, with commit, deploy and new-issue counts. */
 export interface SentryReleasesRecord {
   [field: string]: unknown;
@@ -401,6 +472,10 @@ export type SentryOperations = {
     list: { params: SentryIssueEventsListParams; data: SentryIssueEventsRecord[]; pagination: SentryIssueEventsListPagination };
     get: { params: SentryIssueEventsGetParams; data: SentryIssueEventsRecord; pagination: never };
   };
+  events: {
+    list: { params: SentryEventsListParams; data: SentryEventsRecord[]; pagination: SentryEventsListPagination };
+    get: { params: SentryEventsGetParams; data: SentryEventsRecord; pagination: never };
+  };
   releases: {
     list: { params: SentryReleasesListParams; data: SentryReleasesRecord[]; pagination: SentryReleasesListPagination };
     get: { params: SentryReleasesGetParams; data: SentryReleasesRecord; pagination: never };
@@ -416,6 +491,7 @@ export type SentryRecords = {
   projects: SentryProjectsRecord;
   issues: SentryIssuesRecord;
   issue_events: SentryIssueEventsRecord;
+  events: SentryEventsRecord;
   releases: SentryReleasesRecord;
   teams: SentryTeamsRecord;
 };
@@ -436,6 +512,10 @@ export type SentryFacade = {
   issue_events: {
     list(params: SentryIssueEventsListParams): Promise<ExecuteResult<SentryIssueEventsRecord[], SentryIssueEventsListPagination>>;
     get(params: SentryIssueEventsGetParams): Promise<ExecuteResult<SentryIssueEventsRecord, never>>;
+  };
+  events: {
+    list(params: SentryEventsListParams): Promise<ExecuteResult<SentryEventsRecord[], SentryEventsListPagination>>;
+    get(params: SentryEventsGetParams): Promise<ExecuteResult<SentryEventsRecord, never>>;
   };
   releases: {
     list(params: SentryReleasesListParams): Promise<ExecuteResult<SentryReleasesRecord[], SentryReleasesListPagination>>;
@@ -465,6 +545,10 @@ export const sentryFacade = (connector: Connector): SentryFacade => ({
   issue_events: {
     list: (params) => connector.execute<SentryIssueEventsRecord[], SentryIssueEventsListPagination>("issue_events", "list", { ...params }),
     get: (params) => connector.execute<SentryIssueEventsRecord, never>("issue_events", "get", { ...params }),
+  },
+  events: {
+    list: (params) => connector.execute<SentryEventsRecord[], SentryEventsListPagination>("events", "list", { ...params }),
+    get: (params) => connector.execute<SentryEventsRecord, never>("events", "get", { ...params }),
   },
   releases: {
     list: (params) => connector.execute<SentryReleasesRecord[], SentryReleasesListPagination>("releases", "list", { ...params }),

@@ -1846,8 +1846,540 @@ else {
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
-export const releases__list = validate19;
+export const events__list = validate19;
 const schema20 = {
+    "$id": "events__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        },
+        "statsPeriod": {
+            "type": "string",
+            "pattern": "^[0-9]+[smhdw]$",
+            "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end."
+        },
+        "start": { "type": "string", "description": "Start of the period (ISO 8601), with end." },
+        "end": { "type": "string", "description": "End of the period (ISO 8601), with start." },
+        "full": {
+            "type": "boolean",
+            "description": "true includes the full event body (stack trace, entries) in each event."
+        },
+        "sample": { "type": "boolean", "description": "true returns the events in a deterministic pseudo-random order." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug", "project_slug"],
+    "additionalProperties": false
+};
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.organization_slug === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.project_slug === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((((((key0 === "organization_slug") || (key0 === "project_slug")) || (key0 === "statsPeriod")) || (key0 === "start")) || (key0 === "end")) || (key0 === "full")) || (key0 === "sample")) || (key0 === "cursor"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.organization_slug !== undefined) {
+        let data0 = data.organization_slug;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.project_slug !== undefined) {
+        let data1 = data.project_slug;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.statsPeriod !== undefined) {
+        let data2 = data.statsPeriod;
+        if (typeof data2 === "string") {
+            if (!pattern2.test(data2)) {
+                const err7 = {
+                    instancePath: instancePath + "/statsPeriod",
+                    schemaPath: "#/properties/statsPeriod/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+[smhdw]$" },
+                    message: "must match pattern \"" + "^[0-9]+[smhdw]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/statsPeriod",
+                schemaPath: "#/properties/statsPeriod/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.start !== undefined) {
+        if (typeof data.start !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.end !== undefined) {
+        if (typeof data.end !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/end",
+                schemaPath: "#/properties/end/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.full !== undefined) {
+        if (typeof data.full !== "boolean") {
+            const err11 = {
+                instancePath: instancePath + "/full",
+                schemaPath: "#/properties/full/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.sample !== undefined) {
+        if (typeof data.sample !== "boolean") {
+            const err12 = {
+                instancePath: instancePath + "/sample",
+                schemaPath: "#/properties/sample/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data7 = data.cursor;
+        if (typeof data7 === "string") {
+            if (func2(data7) < 1) {
+                const err13 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err15];
+    }
+    else {
+        vErrors.push(err15);
+    }
+    errors++;
+} validate19.errors = vErrors; return errors === 0; }
+export const events__get = validate20;
+const schema21 = {
+    "$id": "events__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        },
+        "event_id": {
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{32}$",
+            "description": "32-character hexadecimal event ID, as reported by the SDK (eventID)."
+        }
+    },
+    "required": ["organization_slug", "project_slug", "event_id"],
+    "additionalProperties": false
+};
+const pattern6 = new RegExp("^[0-9a-fA-F]{32}$", "u");
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.organization_slug === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.project_slug === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.event_id === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "event_id" },
+            message: "must have required property '" + "event_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "organization_slug") || (key0 === "project_slug")) || (key0 === "event_id"))) {
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.organization_slug !== undefined) {
+        let data0 = data.organization_slug;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.project_slug !== undefined) {
+        let data1 = data.project_slug;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.event_id !== undefined) {
+        let data2 = data.event_id;
+        if (typeof data2 === "string") {
+            if (!pattern6.test(data2)) {
+                const err8 = {
+                    instancePath: instancePath + "/event_id",
+                    schemaPath: "#/properties/event_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9a-fA-F]{32}$" },
+                    message: "must match pattern \"" + "^[0-9a-fA-F]{32}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/event_id",
+                schemaPath: "#/properties/event_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err10];
+    }
+    else {
+        vErrors.push(err10);
+    }
+    errors++;
+} validate20.errors = vErrors; return errors === 0; }
+export const releases__list = validate21;
+const schema22 = {
     "$id": "releases__list",
     "type": "object",
     "properties": {
@@ -1866,7 +2398,7 @@ const schema20 = {
     "required": ["organization_slug"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2003,9 +2535,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const releases__get = validate20;
-const schema21 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const releases__get = validate22;
+const schema23 = {
     "$id": "releases__get",
     "type": "object",
     "properties": {
@@ -2023,7 +2555,7 @@ const schema21 = {
     "required": ["organization_slug", "version"],
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2158,9 +2690,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const teams__list = validate21;
-const schema22 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const teams__list = validate23;
+const schema24 = {
     "$id": "teams__list",
     "type": "object",
     "properties": {
@@ -2179,7 +2711,7 @@ const schema22 = {
     "required": ["organization_slug"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2274,7 +2806,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/detailed",
                 schemaPath: "#/properties/detailed/enum",
                 keyword: "enum",
-                params: { allowedValues: schema22.properties.detailed.enum },
+                params: { allowedValues: schema24.properties.detailed.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2333,9 +2865,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const teams__get = validate22;
-const schema23 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const teams__get = validate24;
+const schema25 = {
     "$id": "teams__get",
     "type": "object",
     "properties": {
@@ -2355,7 +2887,7 @@ const schema23 = {
     "required": ["organization_slug", "team_slug"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2503,7 +3035,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/expand",
                 schemaPath: "#/properties/expand/enum",
                 keyword: "enum",
-                params: { allowedValues: schema23.properties.expand.enum },
+                params: { allowedValues: schema25.properties.expand.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2538,7 +3070,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/collapse",
                 schemaPath: "#/properties/collapse/enum",
                 keyword: "enum",
-                params: { allowedValues: schema23.properties.collapse.enum },
+                params: { allowedValues: schema25.properties.collapse.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2560,4 +3092,4 @@ else {
         vErrors.push(err11);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
+} validate24.errors = vErrors; return errors === 0; }
