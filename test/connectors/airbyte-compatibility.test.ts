@@ -9,6 +9,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { selectAuthOption } from '../../runtime/auth/select-option.js';
 import { connectorModules, createConnector, CredentialsError, findConnectorModule, type AuthOption } from '../../runtime/index.js';
+import { syncProblem } from '../../src/context/sync/plan.js';
 
 interface AirbyteOption {
   option_title: string | null;
@@ -19,6 +20,8 @@ interface AirbyteKind {
   airbyte_definition_id: string;
   airbyte_slug: string;
   auth_options: AirbyteOption[];
+  /** Entities its context store searches, with their fields. */
+  searchable_fields?: Record<string, unknown>;
 }
 
 const AIRBYTE = JSON.parse(readFileSync(new URL('../../../shared/reference/airbyte-agent-api/connectors.json', import.meta.url), 'utf8')) as Record<
@@ -184,5 +187,25 @@ describe('aliased credentials reach the vendor', () => {
     // teams.list has no page-size param: limit cuts the page.
     expect((await clickup.execute('teams', 'list', { limit: 1 })).data).toEqual([{ id: '1' }]);
     scope.done();
+  });
+});
+
+/**
+ * Entities the reference service searches in its context store that the contract does not list for the
+ * kind (its table of entities per kind names them and says nothing of "further entities").
+ */
+const OUTSIDE_THE_CONTRACT: Record<string, string[]> = {
+  gong: ['settings_scorecards', 'stats_activity_scorecards'],
+  intercom: ['conversation_parts'],
+  typeform: ['images', 'themes', 'webhooks', 'workspaces'],
+};
+
+describe('context store entities of the reference service', () => {
+  it.each(kinds)('%s: every entity the reference searches is one a sync can read here', (kind) => {
+    const module = connectorModules[kind] ?? findConnectorModule(kind);
+    if (!module) throw new Error(`no connector kind for ${kind}`);
+    const expected = Object.keys(AIRBYTE[kind]?.searchable_fields ?? {}).filter((entity) => !(OUTSIDE_THE_CONTRACT[kind] ?? []).includes(entity));
+    const problems = Object.fromEntries(expected.map((entity) => [entity, syncProblem(module.definition, entity) ?? 'syncable']));
+    expect(problems).toEqual(Object.fromEntries(expected.map((entity) => [entity, 'syncable'])));
   });
 });
