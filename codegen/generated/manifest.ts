@@ -331,6 +331,14 @@ export interface AuthorizationCode {
    */
   from_token?: Record<string, string>;
   /**
+   * Variables of the manifest's `config` filled from the token response when the end user left them
+   * empty (variable -> response key or dot path, e.g. TikTok's data.advertiser_ids): a string is kept as
+   * it is, an array or object is written as JSON text; the value must then pass the variable's pattern
+   * or enum like any setting (rule `authorization-fields`).
+   * @default {}
+   */
+  settings_from_token?: Record<string, string>;
+  /**
    * Where the code is exchanged, for an option that is not oauth2_refresh (that one uses its own
    * token_url); https:// or a template of config values ({{config.X}}).
    */

@@ -290,6 +290,16 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
           }
         }
       }
+      for (const variable of Object.keys(flow.settings_from_token ?? {})) {
+        if (!Object.hasOwn(m.config ?? {}, variable)) {
+          report(
+            [...at, 'authorization_code', 'settings_from_token', variable],
+            'authorization-fields',
+            `settings_from_token fills config variable "${variable}", which the manifest's config does not declare${didYouMean(variable, Object.keys(m.config ?? {}))}`,
+            true,
+          );
+        }
+      }
       for (const [field, source] of Object.entries(flow.from_callback ?? {})) {
         if (source.pattern === undefined) continue;
         try {

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
 import { getPath } from '../../runtime/paths.js';
 import { renderTemplate } from '../../runtime/templates.js';
-import { withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
+import { ValidationError, withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
@@ -458,6 +458,34 @@ async function lookupCredentials(
   return values;
 }
 
+/**
+ * The settings with those the token response gives (the option's settings_from_token, e.g. TikTok's
+ * authorized advertiser ids) where the end user left them empty: a string as it is, an array or object as
+ * JSON text. A value the setting's rules refuse is left out (the connection still succeeds; the setting
+ * can be given later).
+ */
+function settingsFromToken(
+  definition: ConnectorDefinition,
+  option: ConsentOption,
+  token: Record<string, unknown>,
+  settings: Record<string, string>,
+): Record<string, string> {
+  const filled = { ...settings };
+  for (const [variable, path] of Object.entries(option.authorizationCode.settingsFromToken)) {
+    if (filled[variable] !== undefined && filled[variable] !== '') continue;
+    const value = getPath(token, path);
+    const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined;
+    if (text === undefined || text === '') continue;
+    try {
+      checkReplicationConfig(definition, { ...filled, [variable]: text }, 'settings');
+      filled[variable] = text;
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+    }
+  }
+  return filled;
+}
+
 /** Handles the redirect back from the vendor: spends the state, exchanges the code, creates the connector. */
 export async function completeConsent(ctx: ServiceContext, query: Record<string, string>): Promise<ConsentResult> {
   if (!query.state) throw new ConsentError('The sign-in answer has no state. Start again from the connect page.', 'invalid_state');
@@ -493,6 +521,7 @@ export async function completeConsent(ctx: ServiceContext, query: Record<string,
   if (option.authorizationCode.lookup !== undefined) {
     Object.assign(credentials, await lookupCredentials(ctx, definition, option.authorizationCode.lookup, token, settings));
   }
+  const replicationConfig = settingsFromToken(definition, option, token, settings);
   const workspace = await ctx.store.db
     .selectFrom('workspaces')
     .select('name')
@@ -508,7 +537,7 @@ export async function completeConsent(ctx: ServiceContext, query: Record<string,
       connector_type: definition.connectorType,
       name: details.name ?? definition.displayName,
       credentials,
-      replication_config: settings,
+      replication_config: replicationConfig,
     },
     { check: true },
   );

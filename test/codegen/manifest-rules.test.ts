@@ -346,6 +346,28 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(path.resolve(diagnostics[0]?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
   });
 
+  it('authorization_code.settings_from_token names a config variable, or the line and a suggestion', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    const withFlow = (settings: string) =>
+      swap(
+        'auth:\n',
+        `auth:\n  - type: oauth2_refresh\n    option_title: OAuth\n    token_url: https://acme.example/oauth/token\n    authorization_code:\n      authorization_url: https://acme.example/oauth/authorize\n      settings_from_token: { ${settings}: data.site }\n      docs: https://acme.example/docs/oauth\n    fields:\n${OAUTH_FIELDS}      account: { description: Account id, secret: false }\n`,
+      )(VALID);
+    writeFileSync(path.join(dir, 'acme.yaml'), withFlow('subdomain'));
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+    const broken = withFlow('subdomian');
+    writeFileSync(path.join(dir, 'acme.yaml'), broken);
+    const { diagnostics } = loadDefinitions(dir);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        rule: 'authorization-fields',
+        line: broken.split('\n').findIndex((line) => line.includes('settings_from_token')) + 1,
+        message: `settings_from_token fills config variable "subdomian", which the manifest's config does not declare; did you mean "subdomain"?`,
+      }),
+    ]);
+  });
+
   it('a config param the manifest declares passes, and makes the entity syncable', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);

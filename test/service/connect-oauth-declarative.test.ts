@@ -201,6 +201,9 @@ describe('OAuth consent for OAuth-like flows declared in the manifest: Facebook,
     ]);
     const connectorId = attribute(html, 'data-connector-id') as string;
     expect(await storedCredentials(connectorId)).toEqual({ access_token: 'tt-token-1' });
+    // The advertisers the user authorized become the setting the context store syncs them with.
+    const stored = await tenant.api.get<{ replication_config: Record<string, unknown> }>(`/api/v1/integrations/connectors/${connectorId}`);
+    expect(stored.body.replication_config).toEqual({ advertiser_ids: '["7012345678901234567"]' });
 
     nock('https://business-api.tiktok.com')
       .get('/open_api/v1.3/user/info/')
@@ -213,6 +216,24 @@ describe('OAuth consent for OAuth-like flows declared in the manifest: Facebook,
     });
     expect(user.status, JSON.stringify(user.body)).toBe(200);
     expect(user.body.result).toEqual({ core_user_id: '7000000000000000001', display_name: 'Ana Lima' });
+  });
+
+  it('TikTok: advertiser ids the setting refuses (more than 100) are left out, and the connection is still made', async () => {
+    const templateId = await template('tiktok-marketing', {});
+    const consentUrl = await start(templateId, 'Access Token');
+    const state = consentUrl.searchParams.get('state') as string;
+    const many = Array.from({ length: 101 }, (_, i) => String(7012345678901234000n + BigInt(i)));
+    answer = () => ({ status: 200, body: { code: 0, message: 'OK', request_id: 'r', data: { access_token: 'tt-token-2', advertiser_ids: many, scope: [4] } } });
+    nock('https://business-api.tiktok.com')
+      .get('/open_api/v1.3/user/info/')
+      .matchHeader('access-token', 'tt-token-2')
+      .reply(200, { code: 0, message: 'OK', request_id: 'r1', data: { core_user_id: '7000000000000000002', display_name: 'Bo' } });
+    const done = await fetch(`${callbackUrl}?auth_code=tt-code-2&state=${encodeURIComponent(state)}`);
+    const html = await done.text();
+    expect(done.status, html).toBe(200);
+    const connectorId = attribute(html, 'data-connector-id') as string;
+    const stored = await tenant.api.get<{ replication_config: Record<string, unknown> }>(`/api/v1/integrations/connectors/${connectorId}`);
+    expect(stored.body.replication_config).toEqual({});
   });
 
   it('TikTok: a failure answered as HTTP 200 with a non-zero code is a clear refusal, with no secret echoed and no connector', async () => {

@@ -173,6 +173,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "tokenUrl": "https://api.clickup.com/api/v2/oauth/token",
         "bodyFormat": "query",
         "docs": "https://developer.clickup.com/docs/authentication"

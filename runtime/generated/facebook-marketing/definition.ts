@@ -166,6 +166,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "tokenUrl": "https://graph.facebook.com/v25.0/oauth/access_token",
         "bodyFormat": "query",
         "tokenMethod": "GET",

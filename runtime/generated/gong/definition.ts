@@ -107,6 +107,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://help.gong.io/docs/create-an-app-for-gong"
       },
       "type": "oauth2_refresh",

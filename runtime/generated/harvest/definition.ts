@@ -148,6 +148,7 @@ export const definition: ConnectorDefinition = {
           }
         },
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/"
       },
       "type": "oauth2_refresh",

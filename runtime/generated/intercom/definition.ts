@@ -116,6 +116,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "tokenUrl": "https://{{config.region_host}}.intercom.io/auth/eagle/token",
         "docs": "https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/setting-up-oauth"
       },

@@ -146,6 +146,7 @@ export const definition: ConnectorDefinition = {
         },
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "lookup": {
           "url": "https://api.atlassian.com/oauth/token/accessible-resources",
           "match": {

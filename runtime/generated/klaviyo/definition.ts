@@ -148,6 +148,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developers.klaviyo.com/en/docs/set_up_oauth"
       },
       "type": "oauth2_refresh",

@@ -82,6 +82,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://linear.app/developers/oauth-2-0-authentication"
       },
       "type": "oauth2_refresh",

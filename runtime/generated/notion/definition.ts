@@ -185,6 +185,7 @@ export const definition: ConnectorDefinition = {
         },
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developers.notion.com/guides/get-started/authorization"
       },
       "type": "oauth2_refresh",

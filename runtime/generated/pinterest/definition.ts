@@ -74,6 +74,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/"
       },
       "type": "oauth2_refresh",

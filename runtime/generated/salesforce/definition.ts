@@ -204,6 +204,7 @@ export const definition: ConnectorDefinition = {
         "fromToken": {
           "instance_url": "instance_url"
         },
+        "settingsFromToken": {},
         "docs": "https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_oauth_web_server_flow.htm&type=5"
       },
       "type": "oauth2_refresh",

@@ -154,6 +154,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://docs.sentry.io/api/auth/"
       },
       "type": "oauth2_refresh",

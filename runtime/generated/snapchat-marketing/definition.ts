@@ -95,6 +95,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developers.snap.com/api/marketing-api/Ads-API/authentication"
       },
       "type": "oauth2_refresh",

@@ -92,6 +92,9 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {
+          "advertiser_ids": "data.advertiser_ids"
+        },
         "tokenUrl": "https://business-api.tiktok.com/open_api/v1.3/oauth2/access_token/",
         "bodyFormat": "json",
         "paramNames": {

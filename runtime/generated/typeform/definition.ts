@@ -110,6 +110,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://www.typeform.com/developers/get-started/applications/"
       },
       "type": "oauth2_refresh",

@@ -140,6 +140,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developer.zendesk.com/documentation/live-chat/getting-started/auth/"
       },
       "type": "oauth2_refresh",

@@ -148,6 +148,7 @@ export const definition: ConnectorDefinition = {
         "extraParams": {},
         "fromCallback": {},
         "fromToken": {},
+        "settingsFromToken": {},
         "docs": "https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/"
       },
       "type": "oauth2_refresh",
