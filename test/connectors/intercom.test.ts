@@ -598,6 +598,105 @@ describe('intercom conversations CRUD', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// conversation_parts.list: one conversation's parts, read from GET /conversations/{id}
+// ---------------------------------------------------------------------------------------------
+describe('intercom conversation_parts.list', () => {
+  // The parts of the 2.14 retrieveConversation example (ids as the schema types them, strings).
+  const part = (id: string, partType: string, createdAt: number, extra: Rec = {}): Rec => ({
+    type: 'conversation_part',
+    id,
+    part_type: partType,
+    body: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    notified_at: createdAt,
+    assigned_to: null,
+    author: { type: 'admin', id: '274', name: 'Jamie Oliver', email: 'jamie+abcd1234@intercom.io' },
+    attachments: [],
+    external_id: null,
+    redacted: false,
+    email_message_metadata: null,
+    state: 'open',
+    tags: [],
+    event_details: null,
+    app_package_code: null,
+    ...extra,
+  });
+  const p1 = (fullConversation.conversation_parts as Rec).conversation_parts[0] as Rec;
+  const p2 = part('2', 'custom_action_started', 1740141842, { event_details: { action: { name: 'Jira Create Issue' } }, app_package_code: 'test-integration' });
+  const p3 = part('3', 'conversation_attribute_updated_by_admin', 1740141851, {
+    author: { type: 'bot', id: '278', name: 'Fin', email: 'operator+abcd1234@intercom.io' },
+    event_details: { attribute: { name: 'jira_issue_key' }, value: { name: 'PROJ-007' } },
+  });
+  const p4 = part('4', 'custom_action_finished', 1740141857, { state: 'closed', event_details: { action: { name: 'Jira Create Issue', result: 'success' } } });
+  const withParts = (parts: Rec[]): Rec => ({
+    ...conversation('503', '<p>this is the message body</p>'),
+    conversation_parts: { type: 'conversation_part.list', conversation_parts: parts, total_count: parts.length },
+  });
+
+  it('reads GET /conversations/{conversation_id} (no query) and returns conversation_parts.conversation_parts, unpaginated', async () => {
+    const scope = api()
+      .get('/conversations/503')
+      .reply(200, withParts([p1, p2, p3, p4]));
+    const res = await intercom().execute('conversation_parts', 'list', { conversation_id: '503' });
+    expect(res.data).toEqual([p1, p2, p3, p4]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+    expect(unmatched).toEqual([]);
+  });
+
+  it('sends display_as=plaintext and include_translations in the query', async () => {
+    const plain = { ...p1, body: 'Okay!' };
+    const scope = api()
+      .get('/conversations/503')
+      .query({ display_as: 'plaintext', include_translations: 'true' })
+      .reply(200, withParts([plain]));
+    const res = await intercom().execute('conversation_parts', 'list', { conversation_id: '503', display_as: 'plaintext', include_translations: true });
+    expect(res.data).toEqual([plain]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('returns [] for a conversation without parts, and [] when the answer omits conversation_parts', async () => {
+    const scope = api()
+      .get('/conversations/504')
+      .reply(200, { ...withParts([]), id: '504' })
+      .get('/conversations/505')
+      .reply(200, conversation('505', '<p>Hi</p>'));
+    const c = intercom();
+    expect((await c.execute('conversation_parts', 'list', { conversation_id: '504' })).data).toEqual([]);
+    expect((await c.execute('conversation_parts', 'list', { conversation_id: '505' })).data).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('maps a 404 for an unknown conversation to NotFoundError', async () => {
+    const scope = api()
+      .get('/conversations/999')
+      .reply(404, { type: 'error.list', request_id: '8c288c4f-b699-4209-9de4-064398f02785', errors: [{ code: 'not_found', message: 'Resource Not Found' }] });
+    await expect(intercom().execute('conversation_parts', 'list', { conversation_id: '999' })).rejects.toBeInstanceOf(NotFoundError);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a missing or non-numeric conversation_id and a display_as other than plaintext before any request', async () => {
+    const c = intercom();
+    const cases: Array<[Rec, string, string]> = [
+      [{}, 'conversation_id', 'required'],
+      [{ conversation_id: 'abc' }, 'conversation_id', 'pattern'],
+      [{ conversation_id: '503', display_as: 'html' }, 'display_as', 'enum'],
+    ];
+    for (const [params, field, rule] of cases) {
+      const err = await c.execute('conversation_parts', 'list', params).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field, rule })]);
+    }
+    expect(unmatched).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // companies create / get / update / delete
 // ---------------------------------------------------------------------------------------------
 describe('intercom companies CRUD', () => {

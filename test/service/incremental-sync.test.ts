@@ -926,6 +926,83 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Intercom: conversation parts are read for every conversation by a full walk, then only for the conversations whose updated_at moved', async () => {
+    const id = await create({ connector_type: 'intercom', name: 'Intercom parts', credentials: { access_token: 'intercom-secret-token' } });
+    /** One run of conversations then their parts, as a sync of the whole connector orders them. */
+    const run = () => runEntities(id, ['conversations', 'conversation_parts']);
+    const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-secret-token').matchHeader('intercom-version', '2.14');
+    const base = Math.floor(Date.now() / 1000) - 3600;
+    const conversation = (n: number, updatedAt: number) => ({
+      type: 'conversation',
+      id: String(470 + n),
+      created_at: base - 600,
+      updated_at: updatedAt,
+      state: 'open',
+    });
+    const part = (n: number, partType: string, createdAt: number) => ({
+      type: 'conversation_part',
+      id: String(100 + n),
+      part_type: partType,
+      body: partType === 'comment' ? `<p>Part ${n}</p>` : null,
+      created_at: createdAt,
+      updated_at: createdAt,
+      notified_at: createdAt,
+      assigned_to: null,
+      author: { type: 'admin', id: '274', name: 'Operator' },
+      attachments: [],
+      external_id: null,
+      redacted: false,
+    });
+    /** GET /conversations/{id}, with no query: the conversation with its parts. */
+    const parts = (n: number, updatedAt: number, list: unknown[]) =>
+      api()
+        .get(`/conversations/${470 + n}`)
+        .reply(200, {
+          ...conversation(n, updatedAt),
+          conversation_parts: { type: 'conversation_part.list', conversation_parts: list, total_count: list.length },
+        });
+    const stored = async () => (await liveRecords(id, 'conversation_parts')).map((r) => [r.id, r.data.conversation_id, r.data.part_type, r.deleted]);
+
+    // 1. First sync: every conversation (the list, at its largest page), then every conversation's parts.
+    api()
+      .get('/conversations')
+      .query({ per_page: '150' })
+      .reply(200, {
+        type: 'conversation.list',
+        conversations: [conversation(1, base), conversation(2, base + 60)],
+        total_count: 2,
+        pages: { type: 'pages', per_page: 150 },
+      });
+    parts(1, base, [part(1, 'comment', base - 600), part(2, 'close', base)]);
+    parts(2, base + 60, [part(3, 'comment', base + 60)]);
+    const first = await run();
+    expect(first.map((o) => [o.entity, o.status, o.mode, o.records, o.pages])).toEqual([
+      ['conversations', 'ready', 'full', 2, 1],
+      ['conversation_parts', 'ready', 'full', 3, 2],
+    ]);
+    expect(await entityState(id, 'conversations')).toMatchObject({ entity_count: 2, high_water_mark: new Date((base + 60) * 1000).toISOString() });
+    expect(await entityState(id, 'conversation_parts')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
+
+    // 2. A reply to conversation 472 moved its updated_at: the search (mark - 5 min) finds it alone, and
+    // only its parts are read again (no request for conversation 471's).
+    api()
+      .post('/conversations/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150 } })
+      .reply(200, { type: 'conversation.list', conversations: [conversation(2, base + 120)], total_count: 1, pages: { type: 'pages', per_page: 150 } });
+    parts(2, base + 120, [part(3, 'comment', base + 60), part(4, 'comment', base + 120)]);
+    const second = await run();
+    expect(second.map((o) => [o.entity, o.status, o.mode, o.records, o.pages, o.deleted])).toEqual([
+      ['conversations', 'ready', 'incremental', 1, 1, 0],
+      ['conversation_parts', 'ready', 'incremental', 2, 1, 0],
+    ]);
+    expect(await entityState(id, 'conversation_parts')).toMatchObject({ status: 'ready', entity_count: 4, mode: 'incremental', last_mode: 'incremental' });
+    expect(await stored()).toEqual([
+      ['101', '471', 'comment', false],
+      ['102', '471', 'close', false],
+      ['103', '472', 'comment', false],
+      ['104', '472', 'comment', false],
+    ]);
+  });
+
   it('a failed incremental sync keeps the mark, so the next one asks again from the same point', async () => {
     const id = await create({ connector_type: 'harvest', name: 'Harvest 2', credentials: { api_token: 'harvest-secret-token', account_id: '123456' } });
     const t0 = Date.now() - 30 * MINUTE;

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.intercom.com/favicon.ico",
   "supportLevel": "community",
   "category": "customer conversations",
-  "description": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
+  "description": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), the parts of a conversation (replies, notes, assignments, state changes), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
   "docs": [
     {
       "title": "Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)",
@@ -41,6 +41,26 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Conversations (list, create, retrieve, update, delete)",
       "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/listConversations/"
+    },
+    {
+      "title": "Retrieve a conversation (GET /conversations/{conversation_id} with its conversation_parts, the 500 most recent; display_as, include_translations)",
+      "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/retrieveConversation/"
+    },
+    {
+      "title": "Conversation Part (the part object; the 2.14 fields are those of components/schemas/conversation_part in the OpenAPI description above)",
+      "url": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/Models/conversation_part/"
+    },
+    {
+      "title": "Reply to a conversation (the 2.14 examples - the conversation's updated_at is the new part's created_at)",
+      "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/replyConversation/"
+    },
+    {
+      "title": "Manage a conversation (close, snooze, open, assign - each adds a part and moves the conversation's updated_at)",
+      "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/manageConversation/"
+    },
+    {
+      "title": "Redact a conversation part (the 2.14 example - the part's and the conversation's updated_at move together)",
+      "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/redactConversation/"
     },
     {
       "title": "Search conversations (query object, operators, searchable fields)",
@@ -125,7 +145,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Requests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).",
+  "guidance": "Requests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts, and conversation_parts.list returns those parts alone, as records (not paged). conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).",
   "check": {
     "entity": "admins",
     "action": "list",
@@ -1703,6 +1723,210 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": true,
           "readOnly": false
+        }
+      }
+    },
+    "conversation_parts": {
+      "name": "conversation_parts",
+      "description": "The parts of one conversation (comments, notes, assignments, open/close/snooze and other events), as Intercom returns them with the conversation: the 500 most recent. Bodies are HTML unless display_as is plaintext.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "id": {
+            "type": "string"
+          },
+          "part_type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "body": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "created_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "updated_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "notified_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "assigned_to": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "author": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "attachments": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "external_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "redacted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "email_message_metadata": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "state": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "tags": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "event_details": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "app_package_code": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [
+          "id",
+          "part_type",
+          "body",
+          "author.id",
+          "author.type",
+          "author.name",
+          "author.email",
+          "assigned_to.id",
+          "assigned_to.type",
+          "external_id",
+          "redacted",
+          "state",
+          "created_at",
+          "updated_at",
+          "notified_at",
+          "type",
+          "assigned_to",
+          "author",
+          "attachments",
+          "email_message_metadata",
+          "metadata",
+          "tags",
+          "event_details",
+          "app_package_code",
+          "conversation_id"
+        ],
+        "derived": {
+          "conversation_id": "params.conversation_id"
+        },
+        "fanOut": {
+          "entity": "conversations",
+          "field": "id",
+          "param": "conversation_id",
+          "incrementalWithParent": true
+        },
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the parts of one conversation (GET /conversations/{conversation_id}, the answer's conversation_parts.conversation_parts): the 500 most recent parts; not paginated.",
+          "method": "GET",
+          "path": "/conversations/{conversation_id}",
+          "params": {
+            "conversation_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]+$"
+              },
+              "required": true,
+              "description": "The id of the conversation.",
+              "sendDefault": false,
+              "wire": "conversation_id"
+            },
+            "display_as": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "plaintext"
+                ]
+              },
+              "required": false,
+              "description": "plaintext returns the part bodies as plain text instead of HTML.",
+              "sendDefault": false,
+              "wire": "display_as"
+            },
+            "include_translations": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Translate the conversation parts to the detected language of the conversation.",
+              "sendDefault": false,
+              "wire": "include_translations"
+            }
+          },
+          "guards": [],
+          "recordsPath": "conversation_parts.conversation_parts",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
         }
       }
     },

@@ -267,6 +267,39 @@ export interface IntercomConversationsDeleteParams {
   id: string;
 }
 
+/** The parts of one conversation (comments, notes, assignments, open/close/snooze and other events), as Intercom returns them with the conversation: the 500 most recent. Bodies are HTML unless display_as is plaintext. */
+export interface IntercomConversationPartsRecord {
+  [field: string]: unknown;
+  type: string | null;
+  id: string;
+  part_type: string | null;
+  body: string | null;
+  created_at: number | null;
+  updated_at: number | null;
+  notified_at: number | null;
+  assigned_to: Record<string, unknown> | null;
+  author: Record<string, unknown> | null;
+  attachments: Array<unknown> | null;
+  external_id: string | null;
+  redacted: boolean | null;
+  email_message_metadata: Record<string, unknown> | null;
+  metadata: Record<string, unknown> | null;
+  state: string | null;
+  tags: Array<unknown> | null;
+  event_details: Record<string, unknown> | null;
+  app_package_code: string | null;
+}
+
+/** List the parts of one conversation (GET /conversations/{conversation_id}, the answer's conversation_parts.conversation_parts): the 500 most recent parts; not paginated. */
+export interface IntercomConversationPartsListParams {
+  /** The id of the conversation. */
+  conversation_id: string;
+  /** plaintext returns the part bodies as plain text instead of HTML. */
+  display_as?: "plaintext";
+  /** Translate the conversation parts to the detected language of the conversation. */
+  include_translations?: boolean;
+}
+
 /** Companies (organizations your contacts belong to), with plan, size, spend, tags and segments. */
 export interface IntercomCompaniesRecord {
   [field: string]: unknown;
@@ -550,6 +583,9 @@ export type IntercomOperations = {
     update: { params: IntercomConversationsUpdateParams; data: Record<string, unknown>; pagination: never };
     delete: { params: IntercomConversationsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
+  conversation_parts: {
+    list: { params: IntercomConversationPartsListParams; data: IntercomConversationPartsRecord[]; pagination: never };
+  };
   companies: {
     list: { params: IntercomCompaniesListParams; data: IntercomCompaniesRecord[]; pagination: IntercomCompaniesListPagination };
     api_search: { params: IntercomCompaniesApiSearchParams; data: IntercomCompaniesRecord[]; pagination: IntercomCompaniesApiSearchPagination };
@@ -588,6 +624,7 @@ export type IntercomOperations = {
 export type IntercomRecords = {
   contacts: IntercomContactsRecord;
   conversations: IntercomConversationsRecord;
+  conversation_parts: IntercomConversationPartsRecord;
   companies: IntercomCompaniesRecord;
   teams: IntercomTeamsRecord;
   admins: IntercomAdminsRecord;
@@ -612,6 +649,9 @@ export type IntercomFacade = {
     get(params: IntercomConversationsGetParams): Promise<ExecuteResult<IntercomConversationsRecord, never>>;
     update(params: IntercomConversationsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     delete(params: IntercomConversationsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+  };
+  conversation_parts: {
+    list(params: IntercomConversationPartsListParams): Promise<ExecuteResult<IntercomConversationPartsRecord[], never>>;
   };
   companies: {
     list(params?: IntercomCompaniesListParams): Promise<ExecuteResult<IntercomCompaniesRecord[], IntercomCompaniesListPagination>>;
@@ -665,6 +705,9 @@ export const intercomFacade = (connector: Connector): IntercomFacade => ({
     get: (params) => connector.execute<IntercomConversationsRecord, never>("conversations", "get", { ...params }),
     update: (params) => connector.execute<Record<string, unknown>, never>("conversations", "update", { ...params }),
     delete: (params) => connector.execute<Record<string, unknown>, never>("conversations", "delete", { ...params }),
+  },
+  conversation_parts: {
+    list: (params) => connector.execute<IntercomConversationPartsRecord[], never>("conversation_parts", "list", { ...params }),
   },
   companies: {
     list: (params = {}) => connector.execute<IntercomCompaniesRecord[], IntercomCompaniesListPagination>("companies", "list", { ...params }),

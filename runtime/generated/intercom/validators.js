@@ -2299,8 +2299,163 @@ else {
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
-export const companies__list = validate22;
+export const conversation_parts__list = validate22;
 const schema23 = {
+    "$id": "conversation_parts__list",
+    "type": "object",
+    "properties": {
+        "conversation_id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." },
+        "display_as": {
+            "type": "string",
+            "enum": ["plaintext"],
+            "description": "plaintext returns the part bodies as plain text instead of HTML."
+        },
+        "include_translations": {
+            "type": "boolean",
+            "description": "Translate the conversation parts to the detected language of the conversation."
+        }
+    },
+    "required": ["conversation_id"],
+    "additionalProperties": false
+};
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversation_parts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.conversation_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "conversation_id" },
+            message: "must have required property '" + "conversation_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "conversation_id") || (key0 === "display_as")) || (key0 === "include_translations"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.conversation_id !== undefined) {
+        let data0 = data.conversation_id;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/conversation_id",
+                    schemaPath: "#/properties/conversation_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/conversation_id",
+                schemaPath: "#/properties/conversation_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.display_as !== undefined) {
+        let data1 = data.display_as;
+        if (typeof data1 !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+        if (!(data1 === "plaintext")) {
+            const err5 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.display_as.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.include_translations !== undefined) {
+        if (typeof data.include_translations !== "boolean") {
+            const err6 = {
+                instancePath: instancePath + "/include_translations",
+                schemaPath: "#/properties/include_translations/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate22.errors = vErrors; return errors === 0; }
+export const companies__list = validate23;
+const schema24 = {
     "$id": "companies__list",
     "type": "object",
     "properties": {
@@ -2318,7 +2473,7 @@ const schema23 = {
     },
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
             const err0 = {
@@ -2421,9 +2576,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const companies__api_search = validate23;
-const schema24 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const companies__api_search = validate24;
+const schema25 = {
     "$id": "companies__api_search",
     "type": "object",
     "properties": {
@@ -2445,7 +2600,7 @@ const schema24 = {
     },
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((((key0 === "name") || (key0 === "company_id")) || (key0 === "tag_id")) || (key0 === "segment_id")) || (key0 === "page")) || (key0 === "per_page"))) {
             const err0 = {
@@ -2620,9 +2775,9 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const companies__create = validate24;
-const schema25 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const companies__create = validate25;
+const schema26 = {
     "$id": "companies__create",
     "type": "object",
     "properties": {
@@ -2643,9 +2798,9 @@ const schema25 = {
     },
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(func2.call(schema25.properties, key0))) {
+        if (!(func2.call(schema26.properties, key0))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2872,9 +3027,9 @@ else {
         vErrors.push(err12);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const companies__get = validate25;
-const schema26 = {
+} validate25.errors = vErrors; return errors === 0; }
+export const companies__get = validate26;
+const schema27 = {
     "$id": "companies__get",
     "type": "object",
     "properties": {
@@ -2887,7 +3042,7 @@ const schema26 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2969,9 +3124,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const companies__update = validate26;
-const schema27 = {
+} validate26.errors = vErrors; return errors === 0; }
+export const companies__update = validate27;
+const schema28 = {
     "$id": "companies__update",
     "type": "object",
     "properties": {
@@ -2996,7 +3151,7 @@ const schema27 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3241,16 +3396,16 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const companies__delete = validate27;
-const schema28 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const companies__delete = validate28;
+const schema29 = {
     "$id": "companies__delete",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3332,10 +3487,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const teams__list = validate28;
-const schema29 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate28.errors = vErrors; return errors === 0; }
+export const teams__list = validate29;
+const schema30 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3362,16 +3517,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const teams__get = validate29;
-const schema30 = {
+} validate29.errors = vErrors; return errors === 0; }
+export const teams__get = validate30;
+const schema31 = {
     "$id": "teams__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the team." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3453,10 +3608,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const admins__list = validate30;
-const schema31 = { "$id": "admins__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate30.errors = vErrors; return errors === 0; }
+export const admins__list = validate31;
+const schema32 = { "$id": "admins__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3483,16 +3638,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const admins__get = validate31;
-const schema32 = {
+} validate31.errors = vErrors; return errors === 0; }
+export const admins__get = validate32;
+const schema33 = {
     "$id": "admins__get",
     "type": "object",
     "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the admin." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3574,10 +3729,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const tags__list = validate32;
-const schema33 = { "$id": "tags__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate32.errors = vErrors; return errors === 0; }
+export const tags__list = validate33;
+const schema34 = { "$id": "tags__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3604,9 +3759,9 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const tags__create = validate33;
-const schema34 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const tags__create = validate34;
+const schema35 = {
     "$id": "tags__create",
     "type": "object",
     "properties": {
@@ -3633,7 +3788,7 @@ const schema34 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -3907,107 +4062,16 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const tags__get = validate34;
-const schema35 = {
+} validate34.errors = vErrors; return errors === 0; }
+export const tags__get = validate35;
+const schema36 = {
     "$id": "tags__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "id" },
-            message: "must have required property '" + "id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(key0 === "id")) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.id !== undefined) {
-        let data0 = data.id;
-        if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
-                const err2 = {
-                    instancePath: instancePath + "/id",
-                    schemaPath: "#/properties/id/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = {
-                instancePath: instancePath + "/id",
-                schemaPath: "#/properties/id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err4];
-    }
-    else {
-        vErrors.push(err4);
-    }
-    errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const tags__delete = validate35;
-const schema36 = {
-    "$id": "tags__delete",
-    "type": "object",
-    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
-    "required": ["id"],
-    "additionalProperties": false
-};
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4090,8 +4154,99 @@ else {
     }
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
-export const notes__create = validate36;
+export const tags__delete = validate36;
 const schema37 = {
+    "$id": "tags__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate36.errors = vErrors; return errors === 0; }
+export const notes__create = validate37;
+const schema38 = {
     "$id": "notes__create",
     "type": "object",
     "properties": {
@@ -4102,7 +4257,7 @@ const schema37 = {
     "required": ["contact_id", "body"],
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.contact_id === undefined) {
         const err0 = {
             instancePath,
@@ -4255,10 +4410,10 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const segments__list = validate37;
-const schema38 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate37.errors = vErrors; return errors === 0; }
+export const segments__list = validate38;
+const schema39 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -4285,16 +4440,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const segments__get = validate38;
-const schema39 = {
+} validate38.errors = vErrors; return errors === 0; }
+export const segments__get = validate39;
+const schema40 = {
     "$id": "segments__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the segment." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4376,10 +4531,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
-export const internal_articles__list = validate39;
-const schema40 = { "$id": "internal_articles__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate39.errors = vErrors; return errors === 0; }
+export const internal_articles__list = validate40;
+const schema41 = { "$id": "internal_articles__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -4406,16 +4561,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
-export const internal_articles__get = validate40;
-const schema41 = {
+} validate40.errors = vErrors; return errors === 0; }
+export const internal_articles__get = validate41;
+const schema42 = {
     "$id": "internal_articles__get",
     "type": "object",
     "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4497,4 +4652,4 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate40.errors = vErrors; return errors === 0; }
+} validate41.errors = vErrors; return errors === 0; }
