@@ -3,7 +3,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConnector, RateLimitedError, ValidationError } from '../../runtime/index.js';
 
 // Gong API v2 with an access key (HTTP basic) or OAuth. Response bodies follow the schemas and examples
-// of shared/vendor-specs/gong/openapi.json (UsersMetadata, User, CallsResponse, SpecificCall, Calls).
+// of shared/vendor-specs/gong/openapi.json (UsersMetadata, User, CallsResponse, SpecificCall, Calls,
+// Scorecards, AnsweredScorecards).
 
 const API = 'https://api.gong.io';
 const ACCESS_KEY = 'WQHT5GYDZX7NKPRL3M2A4BVE';
@@ -296,6 +297,208 @@ describe('gong calls_extensive', () => {
       .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(ValidationError);
     expect((wrong as ValidationError).issues.length).toBeGreaterThanOrEqual(2);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's Scorecard: its spec types the ids as int64, which reach 19 digits; Gong's other ids are strings.
+// One scorecard carries them as strings, the other as (small) numbers: both pass through as sent.
+const scorecard = {
+  scorecardId: '6843152929075440037',
+  scorecardName: 'SDR Call Scorecard',
+  workspaceId: '623457276584334',
+  enabled: true,
+  updaterUserId: '234599484848423',
+  created: '2024-01-17T16:20:05-03:00',
+  updated: '2024-02-01T12:34:56.834+05:30',
+  reviewMethod: 'MANUAL',
+  questions: [
+    {
+      questionId: '1001',
+      questionRevisionId: '43955224753211112',
+      questionText: "How do you evaluate the SDR's overall performance in the call?",
+      isOverall: true,
+      questionType: 'RANGE',
+      answerGuide: 'Answer is in the small talk',
+      minRange: 0,
+      maxRange: 50,
+      answerOptions: null,
+    },
+    {
+      questionId: '1002',
+      questionRevisionId: '43955224753211113',
+      questionText: 'Did the SDR mention the product?',
+      isOverall: false,
+      questionType: 'SINGLE_SELECT',
+      answerGuide: null,
+      minRange: null,
+      maxRange: null,
+      answerOptions: [
+        { id: 1, text: 'The SDR did not mention the product' },
+        { id: 2, text: 'The SDR mentioned the product' },
+      ],
+    },
+  ],
+};
+const scorecard2 = {
+  scorecardId: 4471829,
+  scorecardName: 'Automatic Discovery Scorecard',
+  workspaceId: 623457276584,
+  enabled: false,
+  updaterUserId: 563515258458745,
+  created: '2020-11-20T21:30:07.233692Z',
+  updated: '2020-11-21T08:00:00Z',
+  reviewMethod: 'AUTOMATIC',
+  questions: [],
+};
+
+// Gong's AnsweredScorecard.
+const answered = {
+  answeredScorecardId: '563515258458745',
+  scorecardId: '6843152929075440037',
+  scorecardName: 'SDR Call Scorecard',
+  callId: '7782342274025937895',
+  callStartTime: '2018-02-18T02:30:00-07:00',
+  reviewedUserId: '234599484848423',
+  reviewerUserId: '563515258458745',
+  reviewMethod: 'MANUAL',
+  editorUserId: null,
+  reviewTime: '2018-02-19T10:30:00Z',
+  visibilityType: 'PUBLIC',
+  answers: [
+    {
+      questionId: '1001',
+      questionRevisionId: '43955224753211112',
+      isOverall: true,
+      score: 4,
+      answerText: 'Done a great job. Scheduled a follow-up demo.',
+      notApplicable: false,
+      selectedOptions: null,
+    },
+    {
+      questionId: '1002',
+      questionRevisionId: '43955224753211113',
+      isOverall: false,
+      score: null,
+      answerText: null,
+      notApplicable: false,
+      selectedOptions: ['2'],
+    },
+  ],
+};
+const answered2 = {
+  ...answered,
+  answeredScorecardId: '733525198384216',
+  callId: '1847293847561029384',
+  callStartTime: '2018-02-20T09:00:00Z',
+  reviewerUserId: null,
+  reviewMethod: 'AUTOMATIC',
+  reviewTime: '2018-02-20T10:05:00Z',
+  visibilityType: 'OPT_IN_USERS',
+};
+
+describe('gong settings_scorecards', () => {
+  it('list -> GET /v2/settings/scorecards returns the scorecards array, all in one answer', async () => {
+    const scope = api()
+      .get('/v2/settings/scorecards')
+      .reply(200, { requestId: REQUEST_ID, scorecards: [scorecard, scorecard2] });
+
+    const res = await gong().execute('settings_scorecards', 'list', {});
+
+    expect(res.data).toEqual([scorecard, scorecard2]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('list refuses a workspaceId before any request (Gong documents no parameter for this list)', async () => {
+    const scope = nock(API);
+
+    const err = await gong()
+      .execute('settings_scorecards', 'list', { workspaceId: '623457276584334' })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([['workspaceId', 'unknown']]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('gong stats_activity_scorecards', () => {
+  it('list without params -> POST /v2/stats/activity/scorecards with the empty filter Gong requires', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/scorecards', { filter: {} })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 2, page: 0 }), answeredScorecards: [answered, answered2] });
+
+    const res = await gong().execute('stats_activity_scorecards', 'list', {});
+
+    expect(res.data).toEqual([answered, answered2]);
+    expect(res.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 0 });
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('list sends every filter field as given', async () => {
+    const filter = {
+      callFromDate: '2019-01-20',
+      callToDate: '2019-01-25',
+      reviewFromDate: '2019-01-20',
+      reviewToDate: '2019-01-26',
+      reviewMethod: 'BOTH',
+      scorecardIds: ['6843152929075440037'],
+      reviewedUserIds: ['234599484848423'],
+    };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/scorecards', { filter })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), answeredScorecards: [answered] });
+
+    const res = await gong().execute('stats_activity_scorecards', 'list', { filter });
+
+    expect(res.data).toEqual([answered]);
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('walks two pages with the cursor in the request body', async () => {
+    const cursor = 'eyJhbGciOiJIUzI1NiJ9.eyJjYWxsSWQiM1M30.6qKwpOcvnuweTZmFRzYdtjs_YwJphJU4QIwWFM';
+    const byReview = { reviewFromDate: '2018-02-01', reviewToDate: '2018-03-01', reviewMethod: 'BOTH' };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/scorecards', { filter: byReview })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 0, cursor }), answeredScorecards: [answered] })
+      .post('/v2/stats/activity/scorecards', { filter: byReview, cursor })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 1 }), answeredScorecards: [answered2] });
+    const conn = gong();
+
+    const p1 = await conn.execute('stats_activity_scorecards', 'list', { filter: byReview });
+    expect(p1.data).toEqual([answered]);
+    expect(p1.pagination).toEqual({ cursor, total_records: 2, current_page_number: 0 });
+    expect(p1.next_params).toEqual({ cursor });
+
+    const p2 = await conn.execute('stats_activity_scorecards', 'list', { filter: byReview, ...p1.next_params });
+    expect(p2.data).toEqual([answered2]);
+    expect(p2.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 1 });
+    expect(p2.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('rejects dates other than YYYY-MM-DD, unknown filter keys and review methods before any request', async () => {
+    const scope = nock(API);
+
+    const err = await gong()
+      .execute('stats_activity_scorecards', 'list', {
+        filter: { callFromDate: '2019-01-20T00:00:00Z', fromDateTime: '2019-01-20T00:00:00Z', reviewMethod: 'ALL' },
+      })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['filter.fromDateTime', 'unknown'],
+      ['filter.callFromDate', 'pattern'],
+      ['filter.reviewMethod', 'enum'],
+    ]);
     expect(scope.isDone()).toBe(true);
   });
 });

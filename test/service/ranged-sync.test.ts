@@ -208,6 +208,57 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     ]);
   });
 
+  it('Gong: answered scorecards need no range: one walk with the empty filter, page by page; scorecards in one answer', async () => {
+    const id = await create({
+      connector_type: 'gong',
+      name: 'Gong scorecards',
+      credentials: { access_key: 'gong-sc-key', access_key_secret: 'gong-sc-secret' },
+    });
+    const api = () =>
+      nock('https://api.gong.io')
+        .matchHeader('authorization', `Basic ${Buffer.from('gong-sc-key:gong-sc-secret').toString('base64')}`)
+        .matchHeader('accept', 'application/json');
+    const answered = (n: number, reviewer: string | null) => ({
+      answeredScorecardId: String(5000 + n),
+      scorecardId: '6843152929075440037',
+      scorecardName: 'SDR Call Scorecard',
+      callId: String(7000 + n),
+      callStartTime: '2025-01-02T10:00:00Z',
+      reviewedUserId: '234599484848423',
+      reviewerUserId: reviewer,
+      reviewTime: '2025-01-03T09:00:00Z',
+      visibilityType: 'PUBLIC',
+      answers: [{ questionId: '1001', isOverall: true, score: n, answerText: null, notApplicable: false, selectedOptions: null }],
+    });
+    // Gong requires the filter object; with none of its dates it lists every answered scorecard.
+    api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/scorecards', { filter: {} })
+      .reply(200, {
+        requestId: 'r1',
+        records: { totalRecords: 3, currentPageSize: 2, currentPageNumber: 0, cursor: 'page-2' },
+        answeredScorecards: [answered(1, '563515258458745'), answered(2, '563515258458745')],
+      })
+      .post('/v2/stats/activity/scorecards', { filter: {}, cursor: 'page-2' })
+      .reply(200, { requestId: 'r2', records: { totalRecords: 3, currentPageSize: 1, currentPageNumber: 1 }, answeredScorecards: [answered(3, null)] });
+    expect(await syncEntity(id, 'stats_activity_scorecards')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full', reason: null });
+    expect((await search(id, 'stats_activity_scorecards', { eq: { answeredScorecardId: '5003' } })).map((r) => r.callId)).toEqual(['7003']);
+
+    // Scorecard ids come as text or as numbers (Gong's description says int64): both are stored and found.
+    api()
+      .get('/v2/settings/scorecards')
+      .reply(200, {
+        requestId: 'r3',
+        scorecards: [
+          { scorecardId: '6843152929075440037', scorecardName: 'SDR Call Scorecard', workspaceId: '623457276584334', enabled: true, questions: [] },
+          { scorecardId: 4471829, scorecardName: 'Discovery Scorecard', workspaceId: 623457276584, enabled: false, questions: [] },
+        ],
+      });
+    expect(await syncEntity(id, 'settings_scorecards')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', reason: null });
+    expect((await search(id, 'settings_scorecards', { eq: { scorecardId: '4471829' } })).map((r) => r.scorecardName)).toEqual(['Discovery Scorecard']);
+    expect((await search(id, 'settings_scorecards', { eq: { enabled: true } })).map((r) => r.scorecardId)).toEqual(['6843152929075440037']);
+  });
+
   it('Klaviyo: campaigns are listed once per channel, and the channels together make the entity', async () => {
     const id = await create({ connector_type: 'klaviyo', name: 'Klaviyo', credentials: { api_key: 'pk_klaviyo_campaigns' } });
     const campaign = (n: number, name: string) => ({

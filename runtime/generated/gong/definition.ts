@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.gong.io/favicon.ico",
   "supportLevel": "certified",
   "category": "call analytics",
-  "description": "Gong API v2 (revenue intelligence and call recording): read the company's users, its calls by date range with their basic data, and the detailed call data (parties, context, content, interaction, collaboration, media) of calls selected by date range, call ids, workspace or host. Lists page with Gong's records.cursor. Authenticates with an access key and secret (HTTP basic auth) or with an OAuth app's refresh token.",
+  "description": "Gong API v2 (revenue intelligence and call recording): read the company's users, its calls by date range with their basic data, the detailed call data (parties, context, content, interaction, collaboration, media) of calls selected by date range, call ids, workspace or host, the company's scorecards (settings) and the answered scorecards (reviews of calls). Lists page with Gong's records.cursor. Authenticates with an access key and secret (HTTP basic auth) or with an OAuth app's refresh token.",
   "docs": [
     {
       "title": "Gong API v2 - Introduction (base URL, authentication, limits)",
@@ -29,6 +29,14 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Gong API V2 OpenAPI description (as published by Gong)",
       "url": "https://gong.app.gong.io/ajax/settings/api/documentation/specs?version="
+    },
+    {
+      "title": "Retrieve scorecards details (/v2/settings/scorecards)",
+      "url": "https://help.gong.io/apidocs/retrieve-scorecards-details-v2settingsscorecards"
+    },
+    {
+      "title": "Retrieve answered scorecards for applicable reviewed users or scorecards for a date range (/v2/stats/activity/scorecards)",
+      "url": "https://help.gong.io/apidocs/retrieve-answered-scorecards-for-applicable-reviewed-users-or-scorecards-for-a-date-range-v2statsactivityscorecards"
     }
   ],
   "config": {
@@ -71,7 +79,7 @@ export const definition: ConnectorDefinition = {
       "titleAliases": [
         "OAuth 2.0 Authentication"
       ],
-      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company, with the scopes api:users:read, api:calls:read:basic and api:calls:read:extensive. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
+      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company, with the scopes api:users:read, api:calls:read:basic and api:calls:read:extensive (settings_scorecards also needs api:settings:scorecards:read, stats_activity_scorecards api:stats:scorecards; the consent page asks only for the first three). The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
       "fields": {
         "client_id": {
           "description": "Client ID of the Gong OAuth app.",
@@ -122,7 +130,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
-  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
+  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). settings_scorecards lists every scorecard with its questions in one answer (no pages). stats_activity_scorecards is a POST whose optional filter object selects answered scorecards by call date (callFromDate inclusive, callToDate exclusive), review date (reviewFromDate, reviewToDate), scorecardIds and reviewedUserIds, dates as YYYY-MM-DD in the company's time zone; without a date Gong returns them all; reviewMethod defaults to MANUAL (BOTH adds automatic reviews). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
   "check": {
     "entity": "users",
     "action": "list",
@@ -758,6 +766,304 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "readOnly": true,
           "recordsPath": "calls",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "cursor": "body.records.cursor",
+              "total_records": "body.records.totalRecords",
+              "current_page_number": "body.records.currentPageNumber"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
+          },
+          "destructive": false
+        }
+      }
+    },
+    "settings_scorecards": {
+      "name": "settings_scorecards",
+      "description": "The company's scorecards (name, workspace, enabled, review method) with their questions and answer options.",
+      "record": {
+        "singleton": false,
+        "idField": "scorecardId",
+        "fields": {
+          "scorecardId": {
+            "type": [
+              "string",
+              "integer"
+            ]
+          },
+          "scorecardName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "workspaceId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "enabled": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "updaterUserId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "created": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updated": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "reviewMethod": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "AUTOMATIC or MANUAL."
+          },
+          "questions": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [
+          "scorecardId",
+          "scorecardName",
+          "workspaceId",
+          "enabled",
+          "updaterUserId",
+          "created",
+          "updated",
+          "questions",
+          "reviewMethod"
+        ],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List all the company's scorecards with their questions (GET /v2/settings/scorecards), in one answer.",
+          "method": "GET",
+          "path": "/v2/settings/scorecards",
+          "params": {},
+          "guards": [],
+          "recordsPath": "scorecards",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "stats_activity_scorecards": {
+      "name": "stats_activity_scorecards",
+      "description": "Answered scorecards: one review of a call with a scorecard (reviewed user, reviewer, review time, visibility) and its answers (score, text or selected options per question).",
+      "record": {
+        "singleton": false,
+        "idField": "answeredScorecardId",
+        "fields": {
+          "answeredScorecardId": {
+            "type": [
+              "string",
+              "integer"
+            ]
+          },
+          "scorecardId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "scorecardName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "callId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "callStartTime": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "reviewedUserId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "reviewerUserId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "reviewMethod": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "AUTOMATIC or MANUAL."
+          },
+          "editorUserId": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "reviewTime": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "visibilityType": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "PUBLIC, PRIVATE or OPT_IN_USERS."
+          },
+          "answers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [
+          "answeredScorecardId",
+          "scorecardId",
+          "scorecardName",
+          "callId",
+          "callStartTime",
+          "reviewedUserId",
+          "reviewerUserId",
+          "reviewTime",
+          "visibilityType",
+          "answers",
+          "reviewMethod",
+          "editorUserId"
+        ],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List answered scorecards selected by filter (POST /v2/stats/activity/scorecards), 100 per page; the filter defaults to {} (every answered scorecard of manual reviews). The cursor travels in the request body.",
+          "method": "POST",
+          "path": "/v2/stats/activity/scorecards",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "default": {},
+                "properties": {
+                  "callFromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Calls on or after this date (YYYY-MM-DD, company time zone, inclusive); default the earliest recorded call."
+                  },
+                  "callToDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Calls before this date (YYYY-MM-DD, company time zone, exclusive); default the latest recorded call."
+                  },
+                  "reviewFromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Reviews on or after this date (YYYY-MM-DD, company time zone, inclusive); default the earliest review."
+                  },
+                  "reviewToDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Reviews before this date (YYYY-MM-DD, company time zone, exclusive); default the latest review."
+                  },
+                  "reviewMethod": {
+                    "type": "string",
+                    "enum": [
+                      "AUTOMATIC",
+                      "MANUAL",
+                      "BOTH"
+                    ],
+                    "description": "Manual reviews, automatic ones, or both (Gong's default MANUAL)."
+                  },
+                  "scorecardIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Only the answers of these scorecards; when absent, every scorecard."
+                  },
+                  "reviewedUserIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Only the reviews of these users (the call hosts reviewed); when absent, every user."
+                  }
+                }
+              },
+              "required": false,
+              "description": "Which answered scorecards to return; every field is optional.",
+              "sendDefault": true,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "answeredScorecards",
           "result": "many",
           "pagination": {
             "style": "cursor",

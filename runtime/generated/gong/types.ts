@@ -117,6 +117,58 @@ export interface GongCallsExtensiveListPagination {
   current_page_number: PaginationValue;
 }
 
+/** The company's scorecards (name, workspace, enabled, review method) with their questions and answer options. */
+export interface GongSettingsScorecardsRecord {
+  [field: string]: unknown;
+  scorecardId: string | number;
+  scorecardName: string | null;
+  workspaceId: string | number | null;
+  enabled: boolean | null;
+  updaterUserId: string | number | null;
+  created: string | null;
+  updated: string | null;
+  /** AUTOMATIC or MANUAL. */
+  reviewMethod: string | null;
+  questions: Array<unknown> | null;
+}
+
+/** List all the company's scorecards with their questions (GET /v2/settings/scorecards), in one answer. */
+export interface GongSettingsScorecardsListParams {
+}
+
+/** Answered scorecards: one review of a call with a scorecard (reviewed user, reviewer, review time, visibility) and its answers (score, text or selected options per question). */
+export interface GongStatsActivityScorecardsRecord {
+  [field: string]: unknown;
+  answeredScorecardId: string | number;
+  scorecardId: string | number | null;
+  scorecardName: string | null;
+  callId: string | number | null;
+  callStartTime: string | null;
+  reviewedUserId: string | number | null;
+  reviewerUserId: string | number | null;
+  /** AUTOMATIC or MANUAL. */
+  reviewMethod: string | null;
+  editorUserId: string | number | null;
+  reviewTime: string | null;
+  /** PUBLIC, PRIVATE or OPT_IN_USERS. */
+  visibilityType: string | null;
+  answers: Array<unknown> | null;
+}
+
+/** List answered scorecards selected by filter (POST /v2/stats/activity/scorecards), 100 per page; the filter defaults to {} (every answered scorecard of manual reviews). The cursor travels in the request body. */
+export interface GongStatsActivityScorecardsListParams {
+  /** Which answered scorecards to return; every field is optional. */
+  filter?: { callFromDate?: string; callToDate?: string; reviewFromDate?: string; reviewToDate?: string; reviewMethod?: "AUTOMATIC" | "MANUAL" | "BOTH"; scorecardIds?: Array<string>; reviewedUserIds?: Array<string> };
+  /** Cursor of the next page, sent in the body (normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface GongStatsActivityScorecardsListPagination {
+  cursor: PaginationValue;
+  total_records: PaginationValue;
+  current_page_number: PaginationValue;
+}
+
 /** Params, data and pagination of every Gong entity and action (the typed HTTP client uses it). */
 export type GongOperations = {
   users: {
@@ -130,12 +182,20 @@ export type GongOperations = {
   calls_extensive: {
     list: { params: GongCallsExtensiveListParams; data: GongCallsExtensiveRecord[]; pagination: GongCallsExtensiveListPagination };
   };
+  settings_scorecards: {
+    list: { params: GongSettingsScorecardsListParams; data: GongSettingsScorecardsRecord[]; pagination: never };
+  };
+  stats_activity_scorecards: {
+    list: { params: GongStatsActivityScorecardsListParams; data: GongStatsActivityScorecardsRecord[]; pagination: GongStatsActivityScorecardsListPagination };
+  };
 };
 /** The record type of every Gong entity. */
 export type GongRecords = {
   users: GongUsersRecord;
   calls: GongCallsRecord;
   calls_extensive: GongCallsExtensiveRecord;
+  settings_scorecards: GongSettingsScorecardsRecord;
+  stats_activity_scorecards: GongStatsActivityScorecardsRecord;
 };
 export type GongFacade = {
   users: {
@@ -148,6 +208,12 @@ export type GongFacade = {
   };
   calls_extensive: {
     list(params: GongCallsExtensiveListParams): Promise<ExecuteResult<GongCallsExtensiveRecord[], GongCallsExtensiveListPagination>>;
+  };
+  settings_scorecards: {
+    list(params?: GongSettingsScorecardsListParams): Promise<ExecuteResult<GongSettingsScorecardsRecord[], never>>;
+  };
+  stats_activity_scorecards: {
+    list(params?: GongStatsActivityScorecardsListParams): Promise<ExecuteResult<GongStatsActivityScorecardsRecord[], GongStatsActivityScorecardsListPagination>>;
   };
 };
 
@@ -163,5 +229,11 @@ export const gongFacade = (connector: Connector): GongFacade => ({
   },
   calls_extensive: {
     list: (params) => connector.execute<GongCallsExtensiveRecord[], GongCallsExtensiveListPagination>("calls_extensive", "list", { ...params }),
+  },
+  settings_scorecards: {
+    list: (params = {}) => connector.execute<GongSettingsScorecardsRecord[], never>("settings_scorecards", "list", { ...params }),
+  },
+  stats_activity_scorecards: {
+    list: (params = {}) => connector.execute<GongStatsActivityScorecardsRecord[], GongStatsActivityScorecardsListPagination>("stats_activity_scorecards", "list", { ...params }),
   },
 });

@@ -1022,3 +1022,521 @@ else {
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
+export const settings_scorecards__list = validate15;
+const schema16 = { "$id": "settings_scorecards__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="settings_scorecards__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate15.errors = vErrors; return errors === 0; }
+export const stats_activity_scorecards__list = validate16;
+const schema17 = {
+    "$id": "stats_activity_scorecards__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "default": {},
+            "properties": {
+                "callFromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Calls on or after this date (YYYY-MM-DD, company time zone, inclusive); default the earliest recorded call."
+                },
+                "callToDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Calls before this date (YYYY-MM-DD, company time zone, exclusive); default the latest recorded call."
+                },
+                "reviewFromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Reviews on or after this date (YYYY-MM-DD, company time zone, inclusive); default the earliest review."
+                },
+                "reviewToDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "Reviews before this date (YYYY-MM-DD, company time zone, exclusive); default the latest review."
+                },
+                "reviewMethod": {
+                    "type": "string",
+                    "enum": ["AUTOMATIC", "MANUAL", "BOTH"],
+                    "description": "Manual reviews, automatic ones, or both (Gong's default MANUAL)."
+                },
+                "scorecardIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string" },
+                    "description": "Only the answers of these scorecards; when absent, every scorecard."
+                },
+                "reviewedUserIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string" },
+                    "description": "Only the reviews of these users (the call hosts reviewed); when absent, every user."
+                }
+            },
+            "description": "Which answered scorecards to return; every field is optional."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
+const pattern3 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="stats_activity_scorecards__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!((key0 === "filter") || (key0 === "cursor"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            for (const key1 in data0) {
+                if (!(((((((key1 === "callFromDate") || (key1 === "callToDate")) || (key1 === "reviewFromDate")) || (key1 === "reviewToDate")) || (key1 === "reviewMethod")) || (key1 === "scorecardIds")) || (key1 === "reviewedUserIds"))) {
+                    const err1 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err1];
+                    }
+                    else {
+                        vErrors.push(err1);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.callFromDate !== undefined) {
+                let data1 = data0.callFromDate;
+                if (typeof data1 === "string") {
+                    if (!pattern3.test(data1)) {
+                        const err2 = {
+                            instancePath: instancePath + "/filter/callFromDate",
+                            schemaPath: "#/properties/filter/properties/callFromDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err2];
+                        }
+                        else {
+                            vErrors.push(err2);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err3 = {
+                        instancePath: instancePath + "/filter/callFromDate",
+                        schemaPath: "#/properties/filter/properties/callFromDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err3];
+                    }
+                    else {
+                        vErrors.push(err3);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.callToDate !== undefined) {
+                let data2 = data0.callToDate;
+                if (typeof data2 === "string") {
+                    if (!pattern3.test(data2)) {
+                        const err4 = {
+                            instancePath: instancePath + "/filter/callToDate",
+                            schemaPath: "#/properties/filter/properties/callToDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err4];
+                        }
+                        else {
+                            vErrors.push(err4);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err5 = {
+                        instancePath: instancePath + "/filter/callToDate",
+                        schemaPath: "#/properties/filter/properties/callToDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.reviewFromDate !== undefined) {
+                let data3 = data0.reviewFromDate;
+                if (typeof data3 === "string") {
+                    if (!pattern3.test(data3)) {
+                        const err6 = {
+                            instancePath: instancePath + "/filter/reviewFromDate",
+                            schemaPath: "#/properties/filter/properties/reviewFromDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err6];
+                        }
+                        else {
+                            vErrors.push(err6);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err7 = {
+                        instancePath: instancePath + "/filter/reviewFromDate",
+                        schemaPath: "#/properties/filter/properties/reviewFromDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.reviewToDate !== undefined) {
+                let data4 = data0.reviewToDate;
+                if (typeof data4 === "string") {
+                    if (!pattern3.test(data4)) {
+                        const err8 = {
+                            instancePath: instancePath + "/filter/reviewToDate",
+                            schemaPath: "#/properties/filter/properties/reviewToDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err8];
+                        }
+                        else {
+                            vErrors.push(err8);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err9 = {
+                        instancePath: instancePath + "/filter/reviewToDate",
+                        schemaPath: "#/properties/filter/properties/reviewToDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.reviewMethod !== undefined) {
+                let data5 = data0.reviewMethod;
+                if (typeof data5 !== "string") {
+                    const err10 = {
+                        instancePath: instancePath + "/filter/reviewMethod",
+                        schemaPath: "#/properties/filter/properties/reviewMethod/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+                if (!(((data5 === "AUTOMATIC") || (data5 === "MANUAL")) || (data5 === "BOTH"))) {
+                    const err11 = {
+                        instancePath: instancePath + "/filter/reviewMethod",
+                        schemaPath: "#/properties/filter/properties/reviewMethod/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.filter.properties.reviewMethod.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err11];
+                    }
+                    else {
+                        vErrors.push(err11);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.scorecardIds !== undefined) {
+                let data6 = data0.scorecardIds;
+                if (Array.isArray(data6)) {
+                    const len0 = data6.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        if (typeof data6[i0] !== "string") {
+                            const err12 = {
+                                instancePath: instancePath + "/filter/scorecardIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/scorecardIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err12];
+                            }
+                            else {
+                                vErrors.push(err12);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i1 = data6.length;
+                    let j0;
+                    if (i1 > 1) {
+                        const indices0 = {};
+                        for (; i1--;) {
+                            let item0 = data6[i1];
+                            if (typeof item0 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices0[item0] == "number") {
+                                j0 = indices0[item0];
+                                const err13 = {
+                                    instancePath: instancePath + "/filter/scorecardIds",
+                                    schemaPath: "#/properties/filter/properties/scorecardIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i1, j: j0 },
+                                    message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err13];
+                                }
+                                else {
+                                    vErrors.push(err13);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices0[item0] = i1;
+                        }
+                    }
+                }
+                else {
+                    const err14 = {
+                        instancePath: instancePath + "/filter/scorecardIds",
+                        schemaPath: "#/properties/filter/properties/scorecardIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err14];
+                    }
+                    else {
+                        vErrors.push(err14);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.reviewedUserIds !== undefined) {
+                let data8 = data0.reviewedUserIds;
+                if (Array.isArray(data8)) {
+                    const len1 = data8.length;
+                    for (let i2 = 0; i2 < len1; i2++) {
+                        if (typeof data8[i2] !== "string") {
+                            const err15 = {
+                                instancePath: instancePath + "/filter/reviewedUserIds/" + i2,
+                                schemaPath: "#/properties/filter/properties/reviewedUserIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err15];
+                            }
+                            else {
+                                vErrors.push(err15);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i3 = data8.length;
+                    let j1;
+                    if (i3 > 1) {
+                        const indices1 = {};
+                        for (; i3--;) {
+                            let item1 = data8[i3];
+                            if (typeof item1 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices1[item1] == "number") {
+                                j1 = indices1[item1];
+                                const err16 = {
+                                    instancePath: instancePath + "/filter/reviewedUserIds",
+                                    schemaPath: "#/properties/filter/properties/reviewedUserIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i3, j: j1 },
+                                    message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err16];
+                                }
+                                else {
+                                    vErrors.push(err16);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices1[item1] = i3;
+                        }
+                    }
+                }
+                else {
+                    const err17 = {
+                        instancePath: instancePath + "/filter/reviewedUserIds",
+                        schemaPath: "#/properties/filter/properties/reviewedUserIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err17];
+                    }
+                    else {
+                        vErrors.push(err17);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data10 = data.cursor;
+        if (typeof data10 === "string") {
+            if (func2(data10) < 1) {
+                const err19 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err21];
+    }
+    else {
+        vErrors.push(err21);
+    }
+    errors++;
+} validate16.errors = vErrors; return errors === 0; }
