@@ -99,6 +99,24 @@ function parseBody(response: HttpResponse): unknown {
   }
 }
 
+/**
+ * The records of a list nested in its parent's answer, each with the fields the action takes from the
+ * answer around them (response_fields: Intercom's conversation parts get their conversation's id and
+ * times); a record that has the field keeps its own value.
+ */
+function withResponseFields(records: unknown[], fields: Record<string, string>, body: unknown): unknown[] {
+  const values = Object.entries(fields)
+    .map(([name, path]) => [name, getPath(body, path)] as const)
+    .filter(([, value]) => value !== undefined);
+  if (values.length === 0) return records;
+  return records.map((record) => {
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
+    const out: Record<string, unknown> = { ...record };
+    for (const [name, value] of values) if (!Object.hasOwn(out, name)) out[name] = value;
+    return out;
+  });
+}
+
 /** A connector instance: one definition, one set of credentials and config. */
 export class Connector {
   readonly definition: ConnectorDefinition;
@@ -314,6 +332,7 @@ export class Connector {
         for (const record of found as unknown[]) records.push(record);
       }
       data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
+      if (action.responseFields !== undefined) data = withResponseFields(data as unknown[], action.responseFields, body);
     } else if (body === null) {
       data = action.emptyResponse ?? {};
     } else {

@@ -698,6 +698,13 @@ export interface Action {
    */
   recordsPath?: string | Array<string>;
   /**
+   * For a list nested in its parent's answer (Intercom's conversation parts inside their conversation):
+   * fields added to each record from the answer around the list (record field -> dot path in the
+   * response body, e.g. conversation_updated_at: updated_at). A record that has the field keeps its own
+   * value. Only for `result: many` (rule `result-shape`).
+   */
+  responseFields?: Record<string, string>;
+  /**
    * Dot path applied to each element of the list at records_path, for vendors that wrap every record
    * (Snapchat's {sub_request_status, campaign: {...}}): the records are the inner objects.
    */

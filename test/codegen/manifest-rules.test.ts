@@ -368,6 +368,20 @@ describe('every documented manifest error rule has a failing example', () => {
     ]);
   });
 
+  it('response_fields on an action returning one record is refused at its line (result-shape)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    const broken = swap(GET, `${GET}        response_fields: { owner_id: owner.id }\n`)(VALID);
+    writeFileSync(path.join(dir, 'acme.yaml'), broken);
+    expect(loadDefinitions(dir).diagnostics).toEqual([
+      expect.objectContaining({
+        rule: 'result-shape',
+        line: broken.split('\n').findIndex((line) => line.includes('response_fields')) + 1,
+        message: 'response_fields adds fields to each record of a list; a single record is the answer itself',
+      }),
+    ]);
+  });
+
   it('a config param the manifest declares passes, and makes the entity syncable', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);

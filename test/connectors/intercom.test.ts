@@ -634,12 +634,21 @@ describe('intercom conversation_parts.list', () => {
     conversation_parts: { type: 'conversation_part.list', conversation_parts: parts, total_count: parts.length },
   });
 
-  it('reads GET /conversations/{conversation_id} (no query) and returns conversation_parts.conversation_parts, unpaginated', async () => {
+  /** A part as the list returns it: with its conversation's id, times and part count from the answer around it. */
+  const listed = (p: Rec, total: number): Rec => ({
+    ...p,
+    conversation_id: '503',
+    conversation_created_at: 1734537460,
+    conversation_updated_at: 1734537460,
+    conversation_total_parts: total,
+  });
+
+  it('reads GET /conversations/{conversation_id} (no query) and returns conversation_parts.conversation_parts with their conversation, unpaginated', async () => {
     const scope = api()
       .get('/conversations/503')
       .reply(200, withParts([p1, p2, p3, p4]));
     const res = await intercom().execute('conversation_parts', 'list', { conversation_id: '503' });
-    expect(res.data).toEqual([p1, p2, p3, p4]);
+    expect(res.data).toEqual([p1, p2, p3, p4].map((p) => listed(p, 4)));
     expect(res.pagination).toBeUndefined();
     expect(res.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
@@ -653,7 +662,17 @@ describe('intercom conversation_parts.list', () => {
       .query({ display_as: 'plaintext', include_translations: 'true' })
       .reply(200, withParts([plain]));
     const res = await intercom().execute('conversation_parts', 'list', { conversation_id: '503', display_as: 'plaintext', include_translations: true });
-    expect(res.data).toEqual([plain]);
+    expect(res.data).toEqual([listed(plain, 1)]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('keeps a field a part has of its own over the one taken from the answer around it', async () => {
+    const own = { ...p2, conversation_id: '777' };
+    const scope = api()
+      .get('/conversations/503')
+      .reply(200, withParts([own]));
+    const res = await intercom().execute('conversation_parts', 'list', { conversation_id: '503' });
+    expect(res.data).toEqual([{ ...listed(own, 1), conversation_id: '777' }]);
     expect(scope.isDone()).toBe(true);
   });
 

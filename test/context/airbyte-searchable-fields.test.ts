@@ -20,6 +20,12 @@ const pairs = Object.entries(AIRBYTE).flatMap(([kind, facts]) =>
     .map(([entity, { fields }]) => [`${kind}.${entity}`, kind, entity, fields] as const),
 );
 
+/**
+ * Fields no search path can name here: a dot in a field path means nesting, and these keys hold a dot in
+ * their own name. The records keep them (they are returned with the record).
+ */
+const KEYS_WITH_A_DOT = new Set(['sentry.events.event.type']);
+
 describe("coverage of Airbyte's searchable fields", () => {
   it('finds the entities both sides have', () => {
     expect(pairs.length).toBeGreaterThan(100);
@@ -42,7 +48,7 @@ describe("coverage of Airbyte's searchable fields", () => {
       const searchable = connectorModules[kind]?.definition.entities[entity]?.search.fields ?? [];
       for (const field of fields) {
         total += 1;
-        if (!isSearchablePath(field, searchable)) missing.push(`${key}.${field}`);
+        if (!isSearchablePath(field, searchable) && !KEYS_WITH_A_DOT.has(`${key}.${field}`)) missing.push(`${key}.${field}`);
       }
     }
     expect(missing).toEqual([]);

@@ -1837,6 +1837,34 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "conversation_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The conversation the part belongs to (from the answer around the parts)."
+          },
+          "conversation_created_at": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "When the conversation was created (Unix seconds)."
+          },
+          "conversation_updated_at": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "When the conversation last changed (Unix seconds)."
+          },
+          "conversation_total_parts": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "How many parts the conversation has (Intercom returns the 500 most recent)."
           }
         }
       },
@@ -1857,6 +1885,10 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at",
           "notified_at",
+          "conversation_id",
+          "conversation_created_at",
+          "conversation_updated_at",
+          "conversation_total_parts",
           "type",
           "assigned_to",
           "author",
@@ -1865,12 +1897,8 @@ export const definition: ConnectorDefinition = {
           "metadata",
           "tags",
           "event_details",
-          "app_package_code",
-          "conversation_id"
+          "app_package_code"
         ],
-        "derived": {
-          "conversation_id": "params.conversation_id"
-        },
         "fanOut": {
           "entity": "conversations",
           "field": "id",
@@ -1920,6 +1948,12 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false,
               "wire": "include_translations"
             }
+          },
+          "responseFields": {
+            "conversation_id": "id",
+            "conversation_created_at": "created_at",
+            "conversation_updated_at": "updated_at",
+            "conversation_total_parts": "conversation_parts.total_count"
           },
           "guards": [],
           "recordsPath": "conversation_parts.conversation_parts",

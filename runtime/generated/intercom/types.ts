@@ -288,6 +288,14 @@ export interface IntercomConversationPartsRecord {
   tags: Array<unknown> | null;
   event_details: Record<string, unknown> | null;
   app_package_code: string | null;
+  /** The conversation the part belongs to (from the answer around the parts). */
+  conversation_id: string | null;
+  /** When the conversation was created (Unix seconds). */
+  conversation_created_at: number | null;
+  /** When the conversation last changed (Unix seconds). */
+  conversation_updated_at: number | null;
+  /** How many parts the conversation has (Intercom returns the 500 most recent). */
+  conversation_total_parts: number | null;
 }
 
 /** List the parts of one conversation (GET /conversations/{conversation_id}, the answer's conversation_parts.conversation_parts): the 500 most recent parts; not paginated. */
