@@ -297,7 +297,8 @@ export async function getConnector(ctx: ServiceContext, organizationId: string, 
  * Updates name, credentials and/or replication_config (null or absent = unchanged; nothing = the current
  * record). New credentials replace the stored ones entirely: they are re-checked against the auth
  * options (the option may change) and re-sealed. A new replication_config replaces the old one and is
- * re-checked. When credentials or config change, the connector check runs first unless choice.check is false.
+ * re-checked. When credentials or config change, the connector check runs first unless choice.check is false,
+ * and a sync of the whole connector is queued once they are stored.
  */
 export async function updateConnector(
   ctx: ServiceContext,
@@ -348,6 +349,11 @@ export async function updateConnector(
     return loadWithWorkspace(trx, organizationId, locked.id);
   });
   ctx.store.changes.emit({ kind: 'connector', id: row.id });
+  // New credentials or settings may reach what the last sync could not (TikTok's advertiser_ids, a
+  // token with more scopes) or another account (Jira's subdomain): the store is brought up to date now.
+  if (credentials !== undefined || (changes.config !== undefined && changes.config !== JSON.stringify(jsonObject(current.config)))) {
+    ctx.syncs.connectorChanged(row.id);
+  }
   return toView(row);
 }
 

@@ -221,6 +221,33 @@ describe('sync jobs on the queue (PGlite)', () => {
     );
     expect(checks.rows[0]?.n).toBeGreaterThanOrEqual(2);
   });
+
+  it("a change of credentials or of a setting queues the connector's sync; a new name alone does not", async () => {
+    seed(upstream, 2);
+    await service.app.ctx.syncs.startScheduling();
+    const id = await createTypeform(tenant, upstream);
+    await until('the first sync', async () => ((await jobsOf(service.store, id)).some((j) => j.state === 'completed') ? true : undefined));
+    const put = (body: Rec) => tenant.api.put(`${CONNECTORS}/${id}?check=false`, body);
+
+    expect((await put({ name: 'Typeform (renamed)' })).status).toBe(200);
+    await sleep(1_000);
+    expect(await jobsOf(service.store, id)).toHaveLength(1);
+
+    // The same host written out: the stored settings do not change, so nothing is queued.
+    expect((await put({ replication_config: { api_host: 'api.typeform.com' } })).status).toBe(200);
+    await sleep(1_000);
+    expect(await jobsOf(service.store, id)).toHaveLength(1);
+
+    expect((await put({ credentials: { access_token: upstream.token } })).status).toBe(200);
+    await until('the sync after new credentials', async () =>
+      (await jobsOf(service.store, id)).filter((j) => j.state === 'completed').length === 2 ? true : undefined,
+    );
+    const queued = await sql<{ data: Rec }>`SELECT data FROM pgboss.job WHERE singleton_key = ${id} ORDER BY created_on`.execute(service.store.db);
+    expect(queued.rows.map((row) => row.data)).toMatchObject([
+      { trigger: 'created', entities: ['forms', 'responses'] },
+      { trigger: 'updated', entities: ['forms', 'responses'] },
+    ]);
+  });
 });
 
 describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {

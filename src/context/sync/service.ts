@@ -30,7 +30,7 @@ import { syncableEntities, syncProblem } from './plan.js';
 import { connectorInterval, DEFAULT_SYNC_INTERVAL_MINUTES, dueConnectors } from './schedule.js';
 import { beginEntitySync } from './state.js';
 
-export type SyncTrigger = 'api' | 'cli' | 'schedule' | 'created';
+export type SyncTrigger = 'api' | 'cli' | 'schedule' | 'created' | 'updated';
 
 /** The schema pg-boss keeps its tables in (job, archive, queue, version...). */
 export const QUEUE_SCHEMA = 'pgboss';
@@ -748,6 +748,15 @@ export class SyncService {
 
   /** The first sync of a new connector, unless its interval is 0; only where the due checks run (the service). */
   connectorCreated(connectorId: string): void {
+    this.queueWholeConnector(connectorId, 'created');
+  }
+
+  /** A sync of a connector whose credentials or settings changed, on the same terms as a new one's. */
+  connectorChanged(connectorId: string): void {
+    this.queueWholeConnector(connectorId, 'updated');
+  }
+
+  private queueWholeConnector(connectorId: string, trigger: 'created' | 'updated'): void {
     if (!this.scheduling || this.closing) return;
     void (async () => {
       const row = await findConnectorAnyOrganization(this.ctx, connectorId);
@@ -756,10 +765,10 @@ export class SyncService {
       const definition = definitionOf(row);
       const names = syncableEntities(definition);
       if (names.length === 0) return;
-      await this.enqueue(row, definition, { names, trigger: 'created', wholeConnector: true, full: false });
+      await this.enqueue(row, definition, { names, trigger, wholeConnector: true, full: false });
     })().catch((error: unknown) => {
       if (!(error instanceof SwitchyardError) && !this.closing)
-        this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
+        this.log.error({ err: error, connector_id: connectorId, trigger }, 'could not queue a sync of a connector');
     });
   }
 
