@@ -47,26 +47,27 @@ describe.each(storeKinds())('syncs of lists whose params the configuration gives
     return res.body.result.data;
   }
 
-  it('TikTok: advertisers are read with the configured advertiser_ids, and their campaigns through them', async () => {
-    const ids = JSON.stringify(IDS);
-    const id = await create({
-      connector_type: 'tiktok-marketing',
-      name: 'TikTok',
-      credentials: { access_token: TOKEN },
-      replication_config: { advertiser_ids: ids },
-    });
-    // Advertiser info takes the ids and nothing else; the sync sends no page size to a list without pagination.
+  /** A TikTok connector whose replication_config names the advertisers IDS. */
+  const createConfigured = (name: string) =>
+    create({ connector_type: 'tiktok-marketing', name, credentials: { access_token: TOKEN }, replication_config: { advertiser_ids: JSON.stringify(IDS) } });
+
+  /** TikTok's advertiser info for IDS, answered `times` times: the ids and nothing else (a list without pagination gets no page size). */
+  const advertiserInfo = (times: number) =>
     nock(TIKTOK)
       .matchHeader('access-token', TOKEN)
       .get('/open_api/v1.3/advertiser/info/')
-      .query({ advertiser_ids: ids })
-      .times(2)
+      .query({ advertiser_ids: JSON.stringify(IDS) })
+      .times(times)
       .reply(200, {
         code: 0,
         message: 'OK',
         request_id: 'r1',
         data: { list: [advertiser(IDS[0] as string, 'Acme US'), advertiser(IDS[1] as string, 'Acme EU')] },
       });
+
+  it('TikTok: advertisers are read with the configured advertiser_ids, and their campaigns through them', async () => {
+    const id = await createConfigured('TikTok');
+    advertiserInfo(2);
     expect(await syncEntity(id, 'advertisers')).toMatchObject({ status: 'ready', entity_count: 2, reason: null });
     expect((await search(id, 'advertisers')).map((record) => record.advertiser_id)).toEqual([IDS[1], IDS[0]]);
 
@@ -90,18 +91,8 @@ describe.each(storeKinds())('syncs of lists whose params the configuration gives
   });
 
   it('TikTok: daily reports are read per advertiser over the last 90 days, in ranges of at most 29 days', async () => {
-    const ids = JSON.stringify(IDS);
-    const id = await create({
-      connector_type: 'tiktok-marketing',
-      name: 'TikTok reports',
-      credentials: { access_token: TOKEN },
-      replication_config: { advertiser_ids: ids },
-    });
-    nock(TIKTOK)
-      .matchHeader('access-token', TOKEN)
-      .get('/open_api/v1.3/advertiser/info/')
-      .query({ advertiser_ids: ids })
-      .reply(200, { code: 0, message: 'OK', request_id: 'r1', data: { list: IDS.map((advertiserId, i) => advertiser(advertiserId, `Acme ${i}`)) } });
+    const id = await createConfigured('TikTok reports');
+    advertiserInfo(1);
     const asked: Array<Record<string, string>> = [];
     nock(TIKTOK)
       .matchHeader('access-token', TOKEN)
