@@ -1578,44 +1578,7 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [
-          "id",
-          "eventID",
-          "groupID",
-          "projectID",
-          "title",
-          "message",
-          "platform",
-          "dateCreated",
-          "culprit",
-          "location",
-          "user.email",
-          "type",
-          "dateReceived",
-          "crashFile",
-          "tags",
-          "user",
-          "metadata",
-          "entries",
-          "contexts",
-          "context",
-          "sdk",
-          "errors",
-          "fingerprints",
-          "size",
-          "release",
-          "dist",
-          "packages",
-          "nextEventID",
-          "previousEventID",
-          "userReport"
-        ],
-        "fanOut": {
-          "entity": "issues",
-          "field": "id",
-          "param": "issue_id",
-          "incrementalWithParent": false
-        },
+        "fields": [],
         "semantic": []
       },
       "actions": {
