@@ -754,4 +754,78 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
     const passages = await service.store.db.selectFrom('context_passages').select(['record_id', 'field']).where('connector_id', '=', id).execute();
     expect(passages).toHaveLength(8);
   });
+
+  it("Intercom: a conversation's replies and notes are searchable by meaning once synced as conversation_parts", async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const id = await connectors.create({ connector_type: 'intercom', name: 'Intercom', credentials: { access_token: 'intercom-semantic-token' } });
+      const api = () => nock('https://api.intercom.io').matchHeader('authorization', 'Bearer intercom-semantic-token');
+      const conversation = (n: number) => ({ type: 'conversation', id: String(n), created_at: 1734537400, updated_at: 1734537460 + n, state: 'open' });
+      const part = (n: number, body: string, author: string) => ({
+        type: 'conversation_part',
+        id: String(n),
+        part_type: 'comment',
+        body,
+        created_at: 1734537460,
+        updated_at: 1734537460,
+        author: { type: 'admin', id: '274', name: author },
+      });
+      const scopes = [
+        api()
+          .get('/conversations')
+          .query({ per_page: '150' })
+          .reply(200, { type: 'conversation.list', conversations: [conversation(471), conversation(472)], total_count: 2, pages: { type: 'pages' } }),
+        api()
+          .get('/conversations/471')
+          .reply(200, {
+            ...conversation(471),
+            conversation_parts: {
+              type: 'conversation_part.list',
+              conversation_parts: [part(1, '<p>The customer wants their money back for the annual plan.</p>', 'Ana')],
+              total_count: 1,
+            },
+          }),
+        api()
+          .get('/conversations/472')
+          .reply(200, {
+            ...conversation(472),
+            conversation_parts: {
+              type: 'conversation_part.list',
+              conversation_parts: [part(2, '<p>How do I reset my password on the mobile app?</p>', 'Bo')],
+              total_count: 1,
+            },
+          }),
+      ];
+      const synced = await tenant.api.post(`/api/v1/integrations/connectors/${id}/sync`, { entity: 'conversation_parts', wait: true, wait_seconds: 30 });
+      expect(synced.status, JSON.stringify(synced.body)).toBe(200);
+      for (const scope of scopes) expect(scope.isDone()).toBe(true);
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const inspect = await tenant.api.get<{
+          context_store_readiness: { configured_cache_entities: Array<{ entity: string; status: string; semantic_search_status: Array<{ status: string }> }> };
+        }>(`/api/v1/integrations/connectors/${id}/inspect`);
+        const parts = inspect.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === 'conversation_parts');
+        if (parts?.status === 'ready' && parts.semantic_search_status.every((s) => s.status === 'READY')) break;
+        if (Date.now() > deadline) throw new Error(`conversation parts did not become searchable: ${JSON.stringify(inspect.body)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const found = await tenant.api.post<ExecuteBody>(`/api/v1/integrations/connectors/${id}/execute`, {
+        entity: 'conversation_parts',
+        action: 'context_store_search',
+        params: { semantic: { field: 'body', prompt: 'refund request' } },
+      });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      const [first] = found.body.result.data;
+      expect(first?.entity.id).toBe('1');
+      expect(first?.metadata).toMatchObject({
+        context: 'The customer wants their money back for the annual plan.',
+        conversation_id: '471',
+        author_name: 'Ana',
+      });
+    } finally {
+      nock.cleanAll();
+      nock.enableNetConnect();
+    }
+  });
 });

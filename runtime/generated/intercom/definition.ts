@@ -1905,7 +1905,16 @@ export const definition: ConnectorDefinition = {
           "param": "conversation_id",
           "incrementalWithParent": true
         },
-        "semantic": []
+        "metadata": {
+          "conversation_id": "conversation_id",
+          "author_name": "author.name"
+        },
+        "semantic": [
+          {
+            "field": "body",
+            "context_window": 2048
+          }
+        ]
       },
       "actions": {
         "list": {
