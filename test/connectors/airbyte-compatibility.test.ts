@@ -192,9 +192,9 @@ describe('aliased credentials reach the vendor', () => {
 
 /**
  * Entities the reference service searches in its context store that the contract does not list for the
- * kind, left out here: syncing Typeform's would need scopes the tokens made for forms and responses do
- * not have (every sync of such a connector would fail on them), and webhook records carry their signing
- * secret.
+ * kind, offered here as list and get only: syncing Typeform's would need scopes the tokens made for forms
+ * and responses do not have (every sync of such a connector would fail on them), and webhook records
+ * carry their signing secret.
  */
 const OUTSIDE_THE_CONTRACT: Record<string, string[]> = {
   typeform: ['images', 'themes', 'webhooks', 'workspaces'],

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.typeform.com/favicon.ico",
   "supportLevel": "community",
   "category": "forms and surveys",
-  "description": "Typeform Create and Responses APIs: list the account's forms (typeforms) and read one form with its questions, screens and logic; list the responses submitted to a form, filtered by date, token, completion and a free-text query. Authenticates with a Typeform personal access token sent as a bearer token.",
+  "description": "Typeform Create, Responses and Webhooks APIs: list the account's forms (typeforms) and read one form with its questions, screens and logic; list the responses submitted to a form, filtered by date, token, completion and a free-text query. Read-only as well: the account's workspaces, themes and images, and the webhooks of a form (these need the workspaces:read, themes:read, images:read and webhooks:read token scopes). Authenticates with a Typeform personal access token sent as a bearer token.",
   "docs": [
     {
       "title": "Personal access token (Authorization header)",
@@ -37,6 +37,54 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Responses API walkthroughs (iterating with since/until and before/after)",
       "url": "https://www.typeform.com/developers/responses/walkthroughs/"
+    },
+    {
+      "title": "OAuth scopes (workspaces:read, themes:read, images:read, webhooks:read for the reads below)",
+      "url": "https://www.typeform.com/developers/get-started/scopes/"
+    },
+    {
+      "title": "Create API - Retrieve workspaces (GET /workspaces)",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-workspaces/"
+    },
+    {
+      "title": "Create API - Retrieve account workspaces (the same search, page and page_size, maximum 200; the workspace fields)",
+      "url": "https://developers.typeform.com/create/reference/retrieve-account-workspaces/"
+    },
+    {
+      "title": "Create API - Retrieve workspace (GET /workspaces/{workspace_id})",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-workspace/"
+    },
+    {
+      "title": "Create API - Create workspace (the workspace object, with account_id and members)",
+      "url": "https://www.typeform.com/developers/create/reference/create-workspace/"
+    },
+    {
+      "title": "Create API - Retrieve themes (GET /themes)",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-themes/"
+    },
+    {
+      "title": "Create API - Retrieve theme (GET /themes/{theme_id})",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-theme/"
+    },
+    {
+      "title": "Create API - Retrieve images collection (GET /images)",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-images-collection/"
+    },
+    {
+      "title": "Create API - Retrieve image (GET /images/{image_id}, JSON with Accept application/json)",
+      "url": "https://www.typeform.com/developers/create/reference/retrieve-image/"
+    },
+    {
+      "title": "Webhooks API - Retrieve webhooks (GET /forms/{form_id}/webhooks, {items})",
+      "url": "https://developers.typeform.com/webhooks/reference/retrieve-webhooks"
+    },
+    {
+      "title": "Webhooks API - Retrieve single webhook (GET /forms/{form_id}/webhooks/{tag})",
+      "url": "https://www.typeform.com/developers/webhooks/reference/retrieve-single-webhook/"
+    },
+    {
+      "title": "Webhooks API - Create or update webhook (the tag path parameter and the webhook object)",
+      "url": "https://www.typeform.com/developers/webhooks/reference/create-or-update-webhook/"
     }
   ],
   "config": {
@@ -123,7 +171,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. Typeform allows two requests per second per account (429 above that).",
+  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. workspaces.list (search keeps the workspaces that contain a string) and themes.list page like forms.list (page, page_size 1 to 200, total_items and page_count); images.list returns every image at once; webhooks.list needs form_id and returns every webhook of the form; webhooks.get takes form_id and the webhook's tag. These four read-only entities need token scopes beyond forms:read and responses:read (workspaces:read, themes:read, images:read, webhooks:read): a personal token must be created with them, and the OAuth option does not ask for them, so without them Typeform refuses the call (an authentication error). They are not synced into the context store. A webhook read returns its signing secret when one is set; do not repeat it. Typeform allows two requests per second per account (429 above that).",
   "check": {
     "entity": "forms",
     "action": "list",
@@ -336,7 +384,7 @@ export const definition: ConnectorDefinition = {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 200,
-                "description": "Forms per page, 1 to 200 (Typeform default 10)."
+                "description": "Items per page, 1 to 200 (Typeform default 10)."
               },
               "required": false,
               "sendDefault": false,
@@ -632,6 +680,556 @@ export const definition: ConnectorDefinition = {
             "cursor_param": "before",
             "field": "token"
           },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "workspaces": {
+      "name": "workspaces",
+      "description": "Workspaces of the account (where its forms are kept), each with the number of its forms and whether it is the default workspace or shared with a team. Read-only; needs a token with the workspaces:read scope.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "account_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ID (ULID) of the account the workspace belongs to."
+          },
+          "default": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true for the account's default workspace (\"My Workspace\")."
+          },
+          "shared": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true if the workspace is shared with a team."
+          },
+          "forms": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "{count, href}: the number of forms in the workspace and the link to them."
+          },
+          "self": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "A link object {href}."
+          },
+          "members": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "description": "Members of the workspace, each {email, name, role} (role owner or member).",
+            "items": {
+              "type": "object"
+            }
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the workspaces the token can see (GET /workspaces), page by page.",
+          "method": "GET",
+          "path": "/workspaces",
+          "params": {
+            "page": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Page to return, from 1 (Typeform default 1)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
+            },
+            "page_size": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 200,
+                "description": "Items per page, 1 to 200 (Typeform default 10)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
+            },
+            "search": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only workspaces that contain this string."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "search"
+            }
+          },
+          "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "page_number",
+            "block": {
+              "total_items": "body.total_items",
+              "page_count": "body.page_count"
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.page_count"
+          },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve one workspace (GET /workspaces/{workspace_id}).",
+          "method": "GET",
+          "path": "/workspaces/{workspace_id}",
+          "params": {
+            "workspace_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The workspace ID (id of workspaces.list)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "workspace_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "themes": {
+      "name": "themes",
+      "description": "Themes of the account: Typeform's public themes and the account's private ones, with their colors, font, background and the alignment and font size of questions and screens. Read-only; needs a token with the themes:read scope.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "visibility": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "public (a Typeform theme offered to every account) or private (made in this account)."
+          },
+          "font": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Font name, e.g. Source Sans Pro."
+          },
+          "colors": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "Hexadecimal colors {answer, background, button, question}."
+          },
+          "background": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "Background {href, layout (fullscreen, repeat, no-repeat), brightness (-1 to 1)}."
+          },
+          "has_transparent_button": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true if buttons are transparent."
+          },
+          "rounded_corners": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Corner rounding of buttons and fields, e.g. small."
+          },
+          "fields": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "Questions' {alignment (left, center), font_size (small, medium, large)}."
+          },
+          "screens": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "Welcome and thank-you screens' {alignment, font_size}."
+          },
+          "created_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ISO 8601 date-time."
+          },
+          "updated_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ISO 8601 date-time."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the themes of the account (GET /themes), page by page.",
+          "method": "GET",
+          "path": "/themes",
+          "params": {
+            "page": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Page to return, from 1 (Typeform default 1)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
+            },
+            "page_size": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 200,
+                "description": "Items per page, 1 to 200 (Typeform default 10)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
+            }
+          },
+          "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "page_number",
+            "block": {
+              "total_items": "body.total_items",
+              "page_count": "body.page_count"
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.page_count"
+          },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve one theme (GET /themes/{theme_id}).",
+          "method": "GET",
+          "path": "/themes/{theme_id}",
+          "params": {
+            "theme_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The theme ID (id of themes.list, or the last segment of a form's theme.href)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "theme_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "images": {
+      "name": "images",
+      "description": "Images uploaded to the account (used in forms, choices and theme backgrounds): their metadata, not the image bytes. Read-only; needs a token with the images:read scope.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "src": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "URL of the image."
+          },
+          "file_name": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "File name given when the image was added."
+          },
+          "width": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Width in pixels."
+          },
+          "height": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Height in pixels."
+          },
+          "media_type": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "MIME type: image/gif, image/jpeg or image/png."
+          },
+          "has_alpha": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true if the image has an alpha channel (some transparency)."
+          },
+          "avg_color": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Average color, hexadecimal (e.g. ff00ff)."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List every image of the account (GET /images); Typeform answers them all at once, without pages.",
+          "method": "GET",
+          "path": "/images",
+          "params": {},
+          "guards": [],
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve one image's JSON description (GET /images/{image_id}); the request asks for application/json, so Typeform answers the description rather than the image file.",
+          "method": "GET",
+          "path": "/images/{image_id}",
+          "params": {
+            "image_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The image ID (id of images.list)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "image_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "webhooks": {
+      "name": "webhooks",
+      "description": "Webhooks of a form: where Typeform posts its responses (url), whether deliveries are enabled and SSL verified, identified by their tag within the form. Read-only; needs a token with the webhooks:read scope. Typeform includes the webhook's signing secret in what it returns when one is set.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "form_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The form the webhook belongs to."
+          },
+          "tag": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Unique name of the webhook within its form (the key of webhooks.get)."
+          },
+          "url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The URL Typeform delivers responses to."
+          },
+          "enabled": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true if responses are sent to the webhook."
+          },
+          "verify_ssl": {
+            "type": [
+              "boolean",
+              "null"
+            ],
+            "description": "true if Typeform verifies the SSL certificate when delivering."
+          },
+          "created_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ISO 8601 date-time (UTC)."
+          },
+          "updated_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ISO 8601 date-time (UTC)."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List every webhook of a form (GET /forms/{form_id}/webhooks); Typeform answers them all at once, without pages.",
+          "method": "GET",
+          "path": "/forms/{form_id}/webhooks",
+          "params": {
+            "form_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "form_id"
+            }
+          },
+          "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "get": {
+          "name": "get",
+          "description": "Retrieve one webhook of a form by its tag (GET /forms/{form_id}/webhooks/{tag}).",
+          "method": "GET",
+          "path": "/forms/{form_id}/webhooks/{tag}",
+          "params": {
+            "form_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "form_id"
+            },
+            "tag": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The webhook's tag (its unique name within the form)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "tag"
+            }
+          },
+          "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -45,7 +45,7 @@ export interface TypeformFormsRecord {
 export interface TypeformFormsListParams {
   /** Page to return, from 1 (Typeform default 1). */
   page?: number;
-  /** Forms per page, 1 to 200 (Typeform default 10). */
+  /** Items per page, 1 to 200 (Typeform default 10). */
   page_size?: number;
 }
 
@@ -112,6 +112,156 @@ export interface TypeformResponsesListPagination {
   page_count: PaginationValue;
 }
 
+/** Workspaces of the account (where its forms are kept), each with the number of its forms and whether it is the default workspace or shared with a team. Read-only; needs a token with the workspaces:read scope. */
+export interface TypeformWorkspacesRecord {
+  [field: string]: unknown;
+  id: string;
+  name: string | null;
+  /** ID (ULID) of the account the workspace belongs to. */
+  account_id: string | null;
+  /** true for the account's default workspace ("My Workspace"). */
+  default: boolean | null;
+  /** true if the workspace is shared with a team. */
+  shared: boolean | null;
+  /** {count, href}: the number of forms in the workspace and the link to them. */
+  forms: Record<string, unknown> | null;
+  /** A link object {href}. */
+  self: Record<string, unknown> | null;
+  /** Members of the workspace, each {email, name, role} (role owner or member). */
+  members: Array<Record<string, unknown>> | null;
+}
+
+/** List the workspaces the token can see (GET /workspaces), page by page. */
+export interface TypeformWorkspacesListParams {
+  /** Page to return, from 1 (Typeform default 1). */
+  page?: number;
+  /** Items per page, 1 to 200 (Typeform default 10). */
+  page_size?: number;
+  /** Only workspaces that contain this string. */
+  search?: string;
+}
+
+export interface TypeformWorkspacesListPagination {
+  total_items: PaginationValue;
+  page_count: PaginationValue;
+}
+
+/** Retrieve one workspace (GET /workspaces/{workspace_id}). */
+export interface TypeformWorkspacesGetParams {
+  /** The workspace ID (id of workspaces.list). */
+  workspace_id: string;
+}
+
+/** Themes of the account: Typeform's public themes and the account's private ones, with their colors, font, background and the alignment and font size of questions and screens. Read-only; needs a token with the themes:read scope. */
+export interface TypeformThemesRecord {
+  [field: string]: unknown;
+  id: string;
+  name: string | null;
+  /** public (a Typeform theme offered to every account) or private (made in this account). */
+  visibility: string | null;
+  /** Font name, e.g. Source Sans Pro. */
+  font: string | null;
+  /** Hexadecimal colors {answer, background, button, question}. */
+  colors: Record<string, unknown> | null;
+  /** Background {href, layout (fullscreen, repeat, no-repeat), brightness (-1 to 1)}. */
+  background: Record<string, unknown> | null;
+  /** true if buttons are transparent. */
+  has_transparent_button: boolean | null;
+  /** Corner rounding of buttons and fields, e.g. small. */
+  rounded_corners: string | null;
+  /** Questions' {alignment (left, center), font_size (small, medium, large)}. */
+  fields: Record<string, unknown> | null;
+  /** Welcome and thank-you screens' {alignment, font_size}. */
+  screens: Record<string, unknown> | null;
+  /** ISO 8601 date-time. */
+  created_at: string | null;
+  /** ISO 8601 date-time. */
+  updated_at: string | null;
+}
+
+/** List the themes of the account (GET /themes), page by page. */
+export interface TypeformThemesListParams {
+  /** Page to return, from 1 (Typeform default 1). */
+  page?: number;
+  /** Items per page, 1 to 200 (Typeform default 10). */
+  page_size?: number;
+}
+
+export interface TypeformThemesListPagination {
+  total_items: PaginationValue;
+  page_count: PaginationValue;
+}
+
+/** Retrieve one theme (GET /themes/{theme_id}). */
+export interface TypeformThemesGetParams {
+  /** The theme ID (id of themes.list, or the last segment of a form's theme.href). */
+  theme_id: string;
+}
+
+/** Images uploaded to the account (used in forms, choices and theme backgrounds): their metadata, not the image bytes. Read-only; needs a token with the images:read scope. */
+export interface TypeformImagesRecord {
+  [field: string]: unknown;
+  id: string;
+  /** URL of the image. */
+  src: string | null;
+  /** File name given when the image was added. */
+  file_name: string | null;
+  /** Width in pixels. */
+  width: number | null;
+  /** Height in pixels. */
+  height: number | null;
+  /** MIME type: image/gif, image/jpeg or image/png. */
+  media_type: string | null;
+  /** true if the image has an alpha channel (some transparency). */
+  has_alpha: boolean | null;
+  /** Average color, hexadecimal (e.g. ff00ff). */
+  avg_color: string | null;
+}
+
+/** List every image of the account (GET /images); Typeform answers them all at once, without pages. */
+export interface TypeformImagesListParams {
+}
+
+/** Retrieve one image's JSON description (GET /images/{image_id}); the request asks for application/json, so Typeform answers the description rather than the image file. */
+export interface TypeformImagesGetParams {
+  /** The image ID (id of images.list). */
+  image_id: string;
+}
+
+/** Webhooks of a form: where Typeform posts its responses (url), whether deliveries are enabled and SSL verified, identified by their tag within the form. Read-only; needs a token with the webhooks:read scope. Typeform includes the webhook's signing secret in what it returns when one is set. */
+export interface TypeformWebhooksRecord {
+  [field: string]: unknown;
+  id: string;
+  /** The form the webhook belongs to. */
+  form_id: string | null;
+  /** Unique name of the webhook within its form (the key of webhooks.get). */
+  tag: string | null;
+  /** The URL Typeform delivers responses to. */
+  url: string | null;
+  /** true if responses are sent to the webhook. */
+  enabled: boolean | null;
+  /** true if Typeform verifies the SSL certificate when delivering. */
+  verify_ssl: boolean | null;
+  /** ISO 8601 date-time (UTC). */
+  created_at: string | null;
+  /** ISO 8601 date-time (UTC). */
+  updated_at: string | null;
+}
+
+/** List every webhook of a form (GET /forms/{form_id}/webhooks); Typeform answers them all at once, without pages. */
+export interface TypeformWebhooksListParams {
+  /** The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7. */
+  form_id: string;
+}
+
+/** Retrieve one webhook of a form by its tag (GET /forms/{form_id}/webhooks/{tag}). */
+export interface TypeformWebhooksGetParams {
+  /** The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7. */
+  form_id: string;
+  /** The webhook's tag (its unique name within the form). */
+  tag: string;
+}
+
 /** Params, data and pagination of every Typeform entity and action (the typed HTTP client uses it). */
 export type TypeformOperations = {
   forms: {
@@ -121,11 +271,31 @@ export type TypeformOperations = {
   responses: {
     list: { params: TypeformResponsesListParams; data: TypeformResponsesRecord[]; pagination: TypeformResponsesListPagination };
   };
+  workspaces: {
+    list: { params: TypeformWorkspacesListParams; data: TypeformWorkspacesRecord[]; pagination: TypeformWorkspacesListPagination };
+    get: { params: TypeformWorkspacesGetParams; data: TypeformWorkspacesRecord; pagination: never };
+  };
+  themes: {
+    list: { params: TypeformThemesListParams; data: TypeformThemesRecord[]; pagination: TypeformThemesListPagination };
+    get: { params: TypeformThemesGetParams; data: TypeformThemesRecord; pagination: never };
+  };
+  images: {
+    list: { params: TypeformImagesListParams; data: TypeformImagesRecord[]; pagination: never };
+    get: { params: TypeformImagesGetParams; data: TypeformImagesRecord; pagination: never };
+  };
+  webhooks: {
+    list: { params: TypeformWebhooksListParams; data: TypeformWebhooksRecord[]; pagination: never };
+    get: { params: TypeformWebhooksGetParams; data: TypeformWebhooksRecord; pagination: never };
+  };
 };
 /** The record type of every Typeform entity. */
 export type TypeformRecords = {
   forms: TypeformFormsRecord;
   responses: TypeformResponsesRecord;
+  workspaces: TypeformWorkspacesRecord;
+  themes: TypeformThemesRecord;
+  images: TypeformImagesRecord;
+  webhooks: TypeformWebhooksRecord;
 };
 export type TypeformFacade = {
   forms: {
@@ -134,6 +304,22 @@ export type TypeformFacade = {
   };
   responses: {
     list(params: TypeformResponsesListParams): Promise<ExecuteResult<TypeformResponsesRecord[], TypeformResponsesListPagination>>;
+  };
+  workspaces: {
+    list(params?: TypeformWorkspacesListParams): Promise<ExecuteResult<TypeformWorkspacesRecord[], TypeformWorkspacesListPagination>>;
+    get(params: TypeformWorkspacesGetParams): Promise<ExecuteResult<TypeformWorkspacesRecord, never>>;
+  };
+  themes: {
+    list(params?: TypeformThemesListParams): Promise<ExecuteResult<TypeformThemesRecord[], TypeformThemesListPagination>>;
+    get(params: TypeformThemesGetParams): Promise<ExecuteResult<TypeformThemesRecord, never>>;
+  };
+  images: {
+    list(params?: TypeformImagesListParams): Promise<ExecuteResult<TypeformImagesRecord[], never>>;
+    get(params: TypeformImagesGetParams): Promise<ExecuteResult<TypeformImagesRecord, never>>;
+  };
+  webhooks: {
+    list(params: TypeformWebhooksListParams): Promise<ExecuteResult<TypeformWebhooksRecord[], never>>;
+    get(params: TypeformWebhooksGetParams): Promise<ExecuteResult<TypeformWebhooksRecord, never>>;
   };
 };
 
@@ -145,5 +331,21 @@ export const typeformFacade = (connector: Connector): TypeformFacade => ({
   },
   responses: {
     list: (params) => connector.execute<TypeformResponsesRecord[], TypeformResponsesListPagination>("responses", "list", { ...params }),
+  },
+  workspaces: {
+    list: (params = {}) => connector.execute<TypeformWorkspacesRecord[], TypeformWorkspacesListPagination>("workspaces", "list", { ...params }),
+    get: (params) => connector.execute<TypeformWorkspacesRecord, never>("workspaces", "get", { ...params }),
+  },
+  themes: {
+    list: (params = {}) => connector.execute<TypeformThemesRecord[], TypeformThemesListPagination>("themes", "list", { ...params }),
+    get: (params) => connector.execute<TypeformThemesRecord, never>("themes", "get", { ...params }),
+  },
+  images: {
+    list: (params = {}) => connector.execute<TypeformImagesRecord[], never>("images", "list", { ...params }),
+    get: (params) => connector.execute<TypeformImagesRecord, never>("images", "get", { ...params }),
+  },
+  webhooks: {
+    list: (params) => connector.execute<TypeformWebhooksRecord[], never>("webhooks", "list", { ...params }),
+    get: (params) => connector.execute<TypeformWebhooksRecord, never>("webhooks", "get", { ...params }),
   },
 });

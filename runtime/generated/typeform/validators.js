@@ -11,7 +11,7 @@ const schema11 = {
             "type": "integer",
             "minimum": 1,
             "maximum": 200,
-            "description": "Forms per page, 1 to 200 (Typeform default 10)."
+            "description": "Items per page, 1 to 200 (Typeform default 10)."
         }
     },
     "additionalProperties": false
@@ -665,3 +665,870 @@ else {
     }
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
+export const workspaces__list = validate13;
+const schema14 = {
+    "$id": "workspaces__list",
+    "type": "object",
+    "properties": {
+        "page": { "type": "integer", "minimum": 1, "description": "Page to return, from 1 (Typeform default 1)." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200,
+            "description": "Items per page, 1 to 200 (Typeform default 10)."
+        },
+        "search": { "type": "string", "minLength": 1, "description": "Only workspaces that contain this string." }
+    },
+    "additionalProperties": false
+};
+function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workspaces__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(((key0 === "page") || (key0 === "page_size")) || (key0 === "search"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.page !== undefined) {
+        let data0 = data.page;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 1 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.page_size !== undefined) {
+        let data1 = data.page_size;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err3 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 > 200 || isNaN(data1)) {
+                const err4 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 200 },
+                    message: "must be <= 200"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (data1 < 1 || isNaN(data1)) {
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.search !== undefined) {
+        let data2 = data.search;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/search",
+                    schemaPath: "#/properties/search/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/search",
+                schemaPath: "#/properties/search/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err8];
+    }
+    else {
+        vErrors.push(err8);
+    }
+    errors++;
+} validate13.errors = vErrors; return errors === 0; }
+export const workspaces__get = validate14;
+const schema15 = {
+    "$id": "workspaces__get",
+    "type": "object",
+    "properties": {
+        "workspace_id": { "type": "string", "minLength": 1, "description": "The workspace ID (id of workspaces.list)." }
+    },
+    "required": ["workspace_id"],
+    "additionalProperties": false
+};
+function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workspaces__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.workspace_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "workspace_id" },
+            message: "must have required property '" + "workspace_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "workspace_id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.workspace_id !== undefined) {
+        let data0 = data.workspace_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/workspace_id",
+                    schemaPath: "#/properties/workspace_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/workspace_id",
+                schemaPath: "#/properties/workspace_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate14.errors = vErrors; return errors === 0; }
+export const themes__list = validate15;
+const schema16 = {
+    "$id": "themes__list",
+    "type": "object",
+    "properties": {
+        "page": { "type": "integer", "minimum": 1, "description": "Page to return, from 1 (Typeform default 1)." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200,
+            "description": "Items per page, 1 to 200 (Typeform default 10)."
+        }
+    },
+    "additionalProperties": false
+};
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="themes__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!((key0 === "page") || (key0 === "page_size"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.page !== undefined) {
+        let data0 = data.page;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 1 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.page_size !== undefined) {
+        let data1 = data.page_size;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err3 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 > 200 || isNaN(data1)) {
+                const err4 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 200 },
+                    message: "must be <= 200"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (data1 < 1 || isNaN(data1)) {
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+    }
+}
+else {
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err6];
+    }
+    else {
+        vErrors.push(err6);
+    }
+    errors++;
+} validate15.errors = vErrors; return errors === 0; }
+export const themes__get = validate16;
+const schema17 = {
+    "$id": "themes__get",
+    "type": "object",
+    "properties": {
+        "theme_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The theme ID (id of themes.list, or the last segment of a form's theme.href)."
+        }
+    },
+    "required": ["theme_id"],
+    "additionalProperties": false
+};
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="themes__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.theme_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "theme_id" },
+            message: "must have required property '" + "theme_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "theme_id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.theme_id !== undefined) {
+        let data0 = data.theme_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/theme_id",
+                    schemaPath: "#/properties/theme_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/theme_id",
+                schemaPath: "#/properties/theme_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate16.errors = vErrors; return errors === 0; }
+export const images__list = validate17;
+const schema18 = { "$id": "images__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="images__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate17.errors = vErrors; return errors === 0; }
+export const images__get = validate18;
+const schema19 = {
+    "$id": "images__get",
+    "type": "object",
+    "properties": { "image_id": { "type": "string", "minLength": 1, "description": "The image ID (id of images.list)." } },
+    "required": ["image_id"],
+    "additionalProperties": false
+};
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="images__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.image_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "image_id" },
+            message: "must have required property '" + "image_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "image_id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.image_id !== undefined) {
+        let data0 = data.image_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/image_id",
+                    schemaPath: "#/properties/image_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/image_id",
+                schemaPath: "#/properties/image_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate18.errors = vErrors; return errors === 0; }
+export const webhooks__list = validate19;
+const schema20 = {
+    "$id": "webhooks__list",
+    "type": "object",
+    "properties": {
+        "form_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+        }
+    },
+    "required": ["form_id"],
+    "additionalProperties": false
+};
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="webhooks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.form_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "form_id" },
+            message: "must have required property '" + "form_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "form_id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.form_id !== undefined) {
+        let data0 = data.form_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/form_id",
+                    schemaPath: "#/properties/form_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/form_id",
+                schemaPath: "#/properties/form_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate19.errors = vErrors; return errors === 0; }
+export const webhooks__get = validate20;
+const schema21 = {
+    "$id": "webhooks__get",
+    "type": "object",
+    "properties": {
+        "form_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+        },
+        "tag": { "type": "string", "minLength": 1, "description": "The webhook's tag (its unique name within the form)." }
+    },
+    "required": ["form_id", "tag"],
+    "additionalProperties": false
+};
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="webhooks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.form_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "form_id" },
+            message: "must have required property '" + "form_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.tag === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "tag" },
+            message: "must have required property '" + "tag" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "form_id") || (key0 === "tag"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.form_id !== undefined) {
+        let data0 = data.form_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/form_id",
+                    schemaPath: "#/properties/form_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/form_id",
+                schemaPath: "#/properties/form_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.tag !== undefined) {
+        let data1 = data.tag;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/tag",
+                    schemaPath: "#/properties/tag/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/tag",
+                schemaPath: "#/properties/tag/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate20.errors = vErrors; return errors === 0; }
