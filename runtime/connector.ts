@@ -48,30 +48,33 @@ export function validatorName(entity: string, action: string): string {
   return `${entity}__${action}`;
 }
 
-/** The connector configuration rules (names, required, enum, pattern, defaults); exported for the hosted service. */
-export function validateConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
+/**
+ * The connector configuration rules (names, required, enum, pattern, defaults); exported for the hosted service,
+ * which names each setting under the field its caller sent the settings in (`at`: replication_config, settings).
+ */
+export function validateConfig(definition: ConnectorDefinition, input: Record<string, unknown>, at = 'config'): Record<string, string> {
   const config: Record<string, string> = {};
   const issues: ErrorIssue[] = [];
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(definition.config, key))
-      issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
+      issues.push({ field: `${at}.${key}`, rule: 'unknown', message: `${at}.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
     const given = input[name];
     // A number or boolean where text is expected (a client's `account_id: 123456`) counts as its string form.
     const raw = (typeof given === 'number' && Number.isFinite(given)) || typeof given === 'boolean' ? String(given) : (given ?? field.default);
     if (raw === undefined || raw === '') {
-      if (field.required) issues.push({ field: `config.${name}`, rule: 'required', message: `config.${name} is required: ${field.description}` });
+      if (field.required) issues.push({ field: `${at}.${name}`, rule: 'required', message: `${at}.${name} is required: ${field.description}` });
       continue;
     }
     if (typeof raw !== 'string') {
-      issues.push({ field: `config.${name}`, rule: 'type', message: `config.${name} must be a string`, limit: 'string' });
+      issues.push({ field: `${at}.${name}`, rule: 'type', message: `${at}.${name} must be a string`, limit: 'string' });
       continue;
     }
     if (field.enum && !field.enum.includes(raw)) {
-      issues.push({ field: `config.${name}`, rule: 'enum', message: `config.${name} must be one of ${field.enum.join(', ')}`, limit: field.enum });
+      issues.push({ field: `${at}.${name}`, rule: 'enum', message: `${at}.${name} must be one of ${field.enum.join(', ')}`, limit: field.enum });
     } else if (field.pattern !== undefined && !new RegExp(field.pattern).test(raw)) {
-      issues.push({ field: `config.${name}`, rule: 'pattern', message: `config.${name} must match ${field.pattern}`, limit: field.pattern });
+      issues.push({ field: `${at}.${name}`, rule: 'pattern', message: `${at}.${name} must match ${field.pattern}`, limit: field.pattern });
     } else {
       config[name] = raw;
     }

@@ -200,16 +200,7 @@ export function checkReplicationConfig(
 ): Record<string, string> {
   const { [SYNC_INTERVAL_KEY]: syncInterval, ...connectorConfig } = replicationConfig;
   if (syncInterval !== undefined) checkSyncInterval(syncInterval);
-  try {
-    return validateConfig(definition, connectorConfig);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    // The runtime names its settings config.NAME; a caller of the service sent them as replication_config.NAME
-    // (the connect page's form as settings.NAME).
-    const relabel = (text: string) => text.replace(/\bconfig\.(?=[a-z])/g, `${at}.`);
-    const issues = (error.issues ?? []).map((issue) => ({ ...issue, field: relabel(issue.field), message: relabel(issue.message) }));
-    throw new ValidationError(relabel(error.message), issues);
-  }
+  return validateConfig(definition, connectorConfig, at);
 }
 
 /** replication_config key of the context store sync interval (minutes; 0 = no automatic syncs), not a connector setting. */
