@@ -45,7 +45,7 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     await service?.close();
   });
 
-  const template = (connectorType: 'intercom' | 'zendesk-talk' | 'jira', config: Record<string, string>) =>
+  const template = (connectorType: 'intercom' | 'zendesk-talk' | 'jira' | 'gong' | 'typeform', config: Record<string, string>) =>
     consentTemplate(tenant, connectorType, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET }, config);
 
   const start = (templateId: string, optionTitle: string, extra: Record<string, string> = {}) =>
@@ -112,6 +112,17 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     expect(listed.body.result).toEqual([{ type: 'admin', id: '814860', name: 'Ana Lima' }]);
+  });
+
+  it('asks Gong and Typeform for the scopes of every entity they offer, so no entity of a connector made so is refused', async () => {
+    const gong = await start(await template('gong', {}), 'OAuth2.0');
+    expect(`${gong.origin}${gong.pathname}`).toBe('https://app.gong.io/oauth2/authorize');
+    expect(gong.searchParams.get('scope')).toBe(
+      'api:users:read api:calls:read:basic api:calls:read:extensive api:settings:scorecards:read api:stats:scorecards',
+    );
+    const typeform = await start(await template('typeform', {}), 'OAuth2.0');
+    expect(`${typeform.origin}${typeform.pathname}`).toBe('https://api.typeform.com/oauth/authorize');
+    expect(typeform.searchParams.get('scope')).toBe('forms:read responses:read workspaces:read themes:read images:read webhooks:read offline');
   });
 
   it('refuses an exchange that returns no access token for the bearer option, creating nothing', async () => {

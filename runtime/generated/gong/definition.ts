@@ -79,7 +79,7 @@ export const definition: ConnectorDefinition = {
       "titleAliases": [
         "OAuth 2.0 Authentication"
       ],
-      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company, with the scopes api:users:read, api:calls:read:basic and api:calls:read:extensive (settings_scorecards also needs api:settings:scorecards:read, stats_activity_scorecards api:stats:scorecards; the consent page asks only for the first three). The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
+      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company. The consent page asks for the scopes of every entity: api:users:read (users), api:calls:read:basic (calls), api:calls:read:extensive (calls_extensive), api:settings:scorecards:read (settings_scorecards) and api:stats:scorecards (stats_activity_scorecards); select them all under the app's Required authorization scopes. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
       "fields": {
         "client_id": {
           "description": "Client ID of the Gong OAuth app.",
@@ -108,7 +108,9 @@ export const definition: ConnectorDefinition = {
         "scopes": [
           "api:users:read",
           "api:calls:read:basic",
-          "api:calls:read:extensive"
+          "api:calls:read:extensive",
+          "api:settings:scorecards:read",
+          "api:stats:scorecards"
         ],
         "scopeSeparator": " ",
         "pkce": false,

@@ -122,7 +122,7 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth2.0",
-      "description": "A Typeform app (Organization > Developer apps > Register a new app) authorized by the account with the forms:read, responses:read and offline scopes (offline makes Typeform issue a refresh token). The access token is renewed at https://{api_host}/oauth/token (form body with client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\".",
+      "description": "A Typeform app (Organization > Developer apps > Register a new app) authorized by the account with the forms:read, responses:read, workspaces:read, themes:read, images:read, webhooks:read and offline scopes (offline makes Typeform issue a refresh token); the consent page asks for them all. The access token is renewed at https://{api_host}/oauth/token (form body with client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\".",
       "fields": {
         "client_id": {
           "description": "Client ID of the Typeform app.",
@@ -151,6 +151,10 @@ export const definition: ConnectorDefinition = {
         "scopes": [
           "forms:read",
           "responses:read",
+          "workspaces:read",
+          "themes:read",
+          "images:read",
+          "webhooks:read",
           "offline"
         ],
         "scopeSeparator": " ",
@@ -171,7 +175,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. workspaces.list (search keeps the workspaces that contain a string) and themes.list page like forms.list (page, page_size 1 to 200, total_items and page_count); images.list returns every image at once; webhooks.list needs form_id and returns every webhook of the form; webhooks.get takes form_id and the webhook's tag. These four read-only entities need token scopes beyond forms:read and responses:read (workspaces:read, themes:read, images:read, webhooks:read): a personal token must be created with them, and the OAuth option does not ask for them, so without them Typeform refuses the call (an authentication error). They are not synced into the context store. A webhook read returns its signing secret when one is set; do not repeat it. Typeform allows two requests per second per account (429 above that).",
+  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. workspaces.list (search keeps the workspaces that contain a string) and themes.list page like forms.list (page, page_size 1 to 200, total_items and page_count); images.list returns every image at once; webhooks.list needs form_id and returns every webhook of the form; webhooks.get takes form_id and the webhook's tag. These four read-only entities need token scopes beyond forms:read and responses:read (workspaces:read, themes:read, images:read, webhooks:read): a personal token must be created with them, or Typeform refuses the call (an authentication error); the OAuth option's consent asks for them. They are not synced into the context store. A webhook read returns its signing secret when one is set; do not repeat it. Typeform allows two requests per second per account (429 above that).",
   "check": {
     "entity": "forms",
     "action": "list",
