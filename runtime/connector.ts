@@ -2,7 +2,7 @@ import { own } from './own.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { TokenRefresh, TokenRefreshLock } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
-import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
+import type { ActionDefinition, ConfigField, ConnectorDefinition, EntityDefinition } from './definition.js';
 import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
 import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
@@ -67,20 +67,22 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
       if (field.required) issues.push({ field: `${at}.${name}`, rule: 'required', message: `${at}.${name} is required: ${field.description}` });
       continue;
     }
-    if (typeof raw !== 'string') {
-      issues.push({ field: `${at}.${name}`, rule: 'type', message: `${at}.${name} must be a string`, limit: 'string' });
-      continue;
-    }
-    if (field.enum && !field.enum.includes(raw)) {
-      issues.push({ field: `${at}.${name}`, rule: 'enum', message: `${at}.${name} must be one of ${field.enum.join(', ')}`, limit: field.enum });
-    } else if (field.pattern !== undefined && !new RegExp(field.pattern).test(raw)) {
-      issues.push({ field: `${at}.${name}`, rule: 'pattern', message: `${at}.${name} must match ${field.pattern}`, limit: field.pattern });
-    } else {
-      config[name] = raw;
-    }
+    const issue = configValueIssue(field, raw, `${at}.${name}`);
+    if (issue) issues.push(issue);
+    else config[name] = raw as string;
   }
   if (issues.length > 0) throw new ValidationError(`Invalid connector configuration: ${issues.map((i) => i.message).join('; ')}.`, issues);
   return config;
+}
+
+/** What is wrong with one given value of a configuration field (named `at`): its type, enum or pattern. */
+export function configValueIssue(field: ConfigField, value: unknown, at: string): ErrorIssue | undefined {
+  if (typeof value !== 'string') return { field: at, rule: 'type', message: `${at} must be a string`, limit: 'string' };
+  if (field.enum && !field.enum.includes(value))
+    return { field: at, rule: 'enum', message: `${at} must be one of ${field.enum.join(', ')}`, limit: field.enum };
+  if (field.pattern !== undefined && !new RegExp(field.pattern).test(value))
+    return { field: at, rule: 'pattern', message: `${at} must match ${field.pattern}`, limit: field.pattern };
+  return undefined;
 }
 
 function redactor(secrets: () => string[]): (text: string) => string {

@@ -10,9 +10,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
+import { configValueIssue } from '../../runtime/connector.js';
 import { getPath } from '../../runtime/paths.js';
 import { renderTemplate } from '../../runtime/templates.js';
-import { ValidationError, withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
+import { withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
@@ -476,12 +477,8 @@ function settingsFromToken(
     const value = getPath(token, path);
     const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? JSON.stringify(value) : undefined;
     if (text === undefined || text === '') continue;
-    try {
-      checkReplicationConfig(definition, { ...filled, [variable]: text }, 'settings');
-      filled[variable] = text;
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-    }
+    const field = definition.config[variable];
+    if (field && configValueIssue(field, text, `settings.${variable}`) === undefined) filled[variable] = text;
   }
   return filled;
 }

@@ -6,6 +6,7 @@
  * can never hold a credential.
  */
 import type { Selectable } from 'kysely';
+import { configValueIssue } from '../../runtime/connector.js';
 import type { ConnectorDefinition, JsonObject } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import type { SourceTemplateMode, SourceTemplatesTable } from '../db/schema.js';
@@ -138,8 +139,8 @@ function toListItem(row: TemplateRow): TemplateListItem {
 }
 
 /**
- * Preset settings checked against the connector's configuration fields: known names, string values,
- * enum and pattern. Credentials never belong here (the reference: "secrets should not be provided").
+ * Preset settings checked against the connector's configuration fields: known names, then each value by
+ * the runtime's rules (a string, enum, pattern). Credentials never belong here (the reference: "secrets should not be provided").
  */
 export function checkPresetConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
   const issues = [];
@@ -160,14 +161,10 @@ export function checkPresetConfig(definition: ConnectorDefinition, input: Record
         rule: 'unknown',
         message: `${at} is not a setting of ${definition.connectorType} (settings: ${known.length > 0 ? known.join(', ') : 'none'})`,
       });
-    } else if (typeof value !== 'string') {
-      issues.push({ field: at, rule: 'type', message: `${at} must be a string` });
-    } else if (field.enum && !field.enum.includes(value)) {
-      issues.push({ field: at, rule: 'enum', message: `${at} must be one of ${field.enum.join(', ')}` });
-    } else if (field.pattern !== undefined && !new RegExp(field.pattern).test(value)) {
-      issues.push({ field: at, rule: 'pattern', message: `${at} must match ${field.pattern}` });
     } else {
-      preset[name] = value;
+      const issue = configValueIssue(field, value, at);
+      if (issue) issues.push(issue);
+      else preset[name] = value as string;
     }
   }
   if (issues.length > 0) throw new RequestValidationError(`Invalid partial_default_config: ${issues.map((i) => i.message).join('; ')}.`, issues);
