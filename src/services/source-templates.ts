@@ -140,7 +140,8 @@ function toListItem(row: TemplateRow): TemplateListItem {
 
 /**
  * Preset settings checked against the connector's configuration fields: known names, then each value by
- * the runtime's rules (a string, enum, pattern). Credentials never belong here (the reference: "secrets should not be provided").
+ * the runtime's rules (a string, enum, pattern). Credentials never belong here (the reference: "secrets
+ * should not be provided").
  */
 export function checkPresetConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
   const issues = [];
