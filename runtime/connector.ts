@@ -199,7 +199,7 @@ export class Connector {
     const action = this.action(entityName, actionName);
     const validator = own(this.validators, validatorName(entityName, actionName));
     if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
-    const { params, keepAtMost, limitProblem } = prepareParams(action, input);
+    const { params, keepAtMost, limitProblem } = prepareParams(action, this.withConfigParams(entityName, actionName, input));
     const issues: ErrorIssue[] = [];
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
     if (limitProblem !== undefined) issues.push({ field: UNIVERSAL_LIMIT, rule: 'type', message: limitProblem, limit: 'positive integer' });
@@ -233,6 +233,21 @@ export class Connector {
       if (withDefaults[name] === undefined && param.sendDefault && param.schema.default !== undefined) withDefaults[name] = param.schema.default;
     }
     return { params: withDefaults, ...(keepAtMost !== undefined && { keepAtMost }) };
+  }
+
+  /**
+   * The list params the connector's configuration gives (the entity's search.config_params: TikTok's
+   * advertiser_ids), filled in where the call leaves them out and the configuration sets them.
+   */
+  private withConfigParams(entityName: string, actionName: string, input: Record<string, unknown>): Record<string, unknown> {
+    const configParams = actionName === 'list' ? this.definition.entities[entityName]?.search?.configParams : undefined;
+    if (!configParams) return input;
+    const filled = { ...input };
+    for (const [param, variable] of Object.entries(configParams)) {
+      const value = this.context.config[variable];
+      if ((filled[param] === undefined || filled[param] === null) && value !== undefined && value !== '') filled[param] = value;
+    }
+    return filled;
   }
 
   async execute<TData = unknown, TPagination = Record<string, unknown>>(

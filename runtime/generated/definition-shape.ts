@@ -568,7 +568,8 @@ export interface Search {
    * Required params of `list` that the connector's configuration gives, each naming a variable of the
    * manifest's `config` (TikTok's advertisers: the advertiser ids the access token may manage, which the
    * token alone cannot list). A sync sends the connector's value; a connector that does not set it fails
-   * that entity's sync with a message naming the replication_config field (rule `config-params`).
+   * that entity's sync with a message naming the replication_config field (rule `config-params`). A
+   * `list` call that leaves the param out gets the connector's value too, when it is set.
    */
   configParams?: Record<string, string>;
   /**

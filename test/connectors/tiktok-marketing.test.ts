@@ -249,6 +249,39 @@ describe('tiktok-marketing advertisers', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it("advertisers list without advertiser_ids sends the connector's configured advertiser_ids; ids given in the call win", async () => {
+    const configured = `["${ADVERTISER_ID}"]`;
+    const given = '["7012345678901234568"]';
+    const connector = createConnector('tiktok-marketing', {
+      credentials: { access_token: TOKEN },
+      config: { advertiser_ids: configured },
+      http: { retries: 0 },
+    });
+    const scope = api()
+      .get(`${BASE}/advertiser/info/`)
+      .query({ advertiser_ids: configured })
+      .reply(200, ok({ list: [R.advertisers] }))
+      .get(`${BASE}/advertiser/info/`)
+      .query({ advertiser_ids: given })
+      .reply(200, ok({ list: [] }));
+
+    expect((await connector.execute('advertisers', 'list', {})).data).toEqual([R.advertisers]);
+    expect((await connector.execute('advertisers', 'list', { advertiser_ids: given })).data).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('advertisers list without advertiser_ids on a connector that does not configure them is refused before any request', async () => {
+    const scope = nock(API);
+
+    const err = await tiktok()
+      .execute('advertisers', 'list', {})
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'advertiser_ids', rule: 'required' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
   it.each(['7012345678901234567', '[7012345678901234567]', "['7012345678901234567']", '[]', '["a",]'])(
     'rejects advertiser_ids %j that is not a JSON array of strings, before any request',
     async (advertiserIds) => {

@@ -448,7 +448,7 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$"
               },
               "required": true,
-              "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'.",
+              "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'. Left out, the connector's advertiser_ids setting is sent, when it has one.",
               "sendDefault": false,
               "wire": "advertiser_ids"
             },

@@ -57,7 +57,7 @@ export interface TiktokMarketingAdvertisersRecord {
 
 /** Get the details of the given advertisers (GET /advertiser/info/). TikTok returns every requested advertiser (at most 100 IDs) in one response, without page_info, so this list has no next page; page and page_size are passed through unchanged. */
 export interface TiktokMarketingAdvertisersListParams {
-  /** Advertiser IDs as a JSON array of strings in one string, e.g. '["7012345678901234567"]'. */
+  /** Advertiser IDs as a JSON array of strings in one string, e.g. '["7012345678901234567"]'. Left out, the connector's advertiser_ids setting is sent, when it has one. */
   advertiser_ids: string;
   /** Page number, from 1 (TikTok's default 1); normally taken from next_params. */
   page?: number;

@@ -39,7 +39,7 @@ const schema12 = {
         "advertiser_ids": {
             "type": "string",
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
-            "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'."
+            "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'. Left out, the connector's advertiser_ids setting is sent, when it has one."
         },
         "page": {
             "type": "integer",
