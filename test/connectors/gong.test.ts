@@ -4,7 +4,9 @@ import { createConnector, RateLimitedError, ValidationError } from '../../runtim
 
 // Gong API v2 with an access key (HTTP basic) or OAuth. Response bodies follow the schemas and examples
 // of shared/vendor-specs/gong/openapi.json (UsersMetadata, User, CallsResponse, SpecificCall, Calls,
-// Scorecards, AnsweredScorecards).
+// Scorecards, AnsweredScorecards, WorkspacesMetadata, CallTranscripts, CompanyUsersAggregateActivityResponse,
+// UsersDayByDayActivity, CompanyUsersIntercationStatsResponse, Trackers, LibraryResponse,
+// LibraryFolderListOfCallsResponse, CoachingMetrics).
 
 const API = 'https://api.gong.io';
 const ACCESS_KEY = 'WQHT5GYDZX7NKPRL3M2A4BVE';
@@ -499,6 +501,467 @@ describe('gong stats_activity_scorecards', () => {
       ['filter.callFromDate', 'pattern'],
       ['filter.reviewMethod', 'enum'],
     ]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's WorkspaceMetadata.
+const workspace = { id: '623457276584334', name: 'Some Workspace', description: 'This is one of our workspaces' };
+const workspace2 = { id: '623457276584335', name: 'EMEA', description: null };
+
+describe('gong workspaces', () => {
+  it('list -> GET /v2/workspaces returns the workspaces array, all in one answer', async () => {
+    const scope = api()
+      .get('/v2/workspaces')
+      .reply(200, { requestId: REQUEST_ID, workspaces: [workspace, workspace2] });
+
+    const res = await gong().execute('workspaces', 'list', {});
+
+    expect(res.data).toEqual([workspace, workspace2]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's CallTranscript: one entry per call, its monologues and their sentences (milliseconds from the call start).
+const transcript = {
+  callId: '7782342274025937895',
+  transcript: [
+    {
+      speakerId: '6432345678555530067',
+      topic: 'Objections',
+      sentences: [
+        { start: 460230, end: 462343, text: 'No wait, I think we should check that out first.' },
+        { start: 462500, end: 464120, text: 'Sure, let me pull up the pricing page.' },
+      ],
+    },
+  ],
+};
+const transcript2 = {
+  callId: '1847293847561029384',
+  transcript: [{ speakerId: '6432345678555530068', topic: 'Pricing', sentences: [{ start: 1000, end: 2500, text: 'What does the enterprise tier include?' }] }],
+};
+
+describe('gong call_transcripts', () => {
+  it('list without params -> POST /v2/calls/transcript with the empty filter Gong requires', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/calls/transcript', { filter: {} })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 2, page: 0 }), callTranscripts: [transcript, transcript2] });
+
+    const res = await gong().execute('call_transcripts', 'list', {});
+
+    expect(res.data).toEqual([transcript, transcript2]);
+    expect(res.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 0 });
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('list sends every filter field as given', async () => {
+    const filter = { fromDateTime: '2018-02-17T02:30:00-08:00', toDateTime: '2018-02-19T02:30:00-08:00', workspaceId: '623457276584334', callIds: [call.id] };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/calls/transcript', { filter })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), callTranscripts: [transcript] });
+
+    const res = await gong().execute('call_transcripts', 'list', { filter });
+
+    expect(res.data).toEqual([transcript]);
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('walks two pages with the cursor in the request body', async () => {
+    const cursor = 'eyJhbGciOiJIUzI1NiJ9.eyJjYWxsSWQiM1M30.6qKwpOcvnuweTZmFRzYdtjs_YwJphJU4QIwWFM';
+    const byDate = { fromDateTime: '2018-02-18T08:00:00Z', toDateTime: '2018-02-19T08:00:00Z' };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/calls/transcript', { filter: byDate })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 0, cursor }), callTranscripts: [transcript] })
+      .post('/v2/calls/transcript', { filter: byDate, cursor })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 1 }), callTranscripts: [transcript2] });
+    const conn = gong();
+
+    const p1 = await conn.execute('call_transcripts', 'list', { filter: byDate });
+    expect(p1.data).toEqual([transcript]);
+    expect(p1.pagination).toEqual({ cursor, total_records: 2, current_page_number: 0 });
+    expect(p1.next_params).toEqual({ cursor });
+
+    const p2 = await conn.execute('call_transcripts', 'list', { filter: byDate, ...p1.next_params });
+    expect(p2.data).toEqual([transcript2]);
+    expect(p2.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 1 });
+    expect(p2.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('rejects unknown filter keys and non-numeric call ids before any request', async () => {
+    const scope = nock(API);
+
+    const err = await gong()
+      .execute('call_transcripts', 'list', { filter: { fromDate: '2018-02-18', callIds: ['call-1'] } })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['filter.fromDate', 'unknown'],
+      ['filter.callIds.0', 'pattern'],
+    ]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's UserActivity, UserDayByDayActivity and InteractionStats: one row per user with activity in the range.
+const aggregateActivity = {
+  userId: '234599484848423',
+  userEmailAddress: 'test@test.com',
+  userAggregateActivityStats: {
+    callsAsHost: 20,
+    callsGaveFeedback: 35,
+    callsRequestedFeedback: 77,
+    callsReceivedFeedback: 67,
+    ownCallsListenedTo: 668,
+    othersCallsListenedTo: 96,
+    callsSharedInternally: 478,
+    callsSharedExternally: 75,
+    callsScorecardsFilled: 876,
+    callsScorecardsReceived: 876,
+    callsAttended: 46,
+    callsCommentsGiven: 21,
+    callsCommentsReceived: 13,
+    callsMarkedAsFeedbackGiven: 24,
+    callsMarkedAsFeedbackReceived: 35,
+  },
+};
+const aggregateActivity2 = {
+  userId: '563515258458745',
+  userEmailAddress: 'arya@test.com',
+  userAggregateActivityStats: { ...aggregateActivity.userAggregateActivityStats, callsAsHost: 3, callsAttended: 9 },
+};
+const dailyActivity = {
+  userId: '234599484848423',
+  userEmailAddress: 'test@test.com',
+  userDailyActivityStats: [
+    {
+      callsAsHost: ['7782342274025937895'],
+      callsGaveFeedback: [],
+      callsRequestedFeedback: [],
+      callsReceivedFeedback: [],
+      ownCallsListenedTo: ['7782342274025937895'],
+      othersCallsListenedTo: ['1847293847561029384'],
+      callsSharedInternally: [],
+      callsSharedExternally: [],
+      callsAttended: [],
+      callsCommentsGiven: [],
+      callsCommentsReceived: [],
+      callsMarkedAsFeedbackGiven: [],
+      callsMarkedAsFeedbackReceived: [],
+      callsScorecardsFilled: [],
+      callsScorecardsReceived: [],
+      fromDate: '2019-01-20T00:00:00-08:00',
+      toDate: '2019-01-21T00:00:00-08:00',
+    },
+  ],
+};
+const dailyActivity2 = { ...dailyActivity, userId: '563515258458745', userEmailAddress: 'arya@test.com' };
+const interactionStats = {
+  userId: '234599484848423',
+  userEmailAddress: 'test@test.com',
+  personInteractionStats: [
+    { name: 'Longest Monologue', value: 141 },
+    { name: 'Interactivity', value: 9.23 },
+    { name: 'Patience', value: 0.87 },
+    { name: 'Question Rate', value: 4.5 },
+  ],
+};
+
+describe('gong user stats (aggregate, day by day, interaction)', () => {
+  const filter = {
+    fromDate: '2019-01-20',
+    toDate: '2019-01-21',
+    createdFromDateTime: '2018-02-17T02:30:00-08:00',
+    createdToDateTime: '2018-02-19T08:00:00Z',
+    userIds: ['234599484848423', '563515258458745'],
+  };
+
+  it('stats_activity_aggregate list -> POST /v2/stats/activity/aggregate with the filter', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/aggregate', { filter })
+      .reply(200, {
+        requestId: REQUEST_ID,
+        records: records({ total: 2, size: 2, page: 0 }),
+        usersAggregateActivityStats: [aggregateActivity, aggregateActivity2],
+        fromDateTime: '2019-01-20T00:00:00-08:00',
+        toDateTime: '2019-01-21T00:00:00-08:00',
+        timeZone: 'US/Pacific',
+      });
+
+    const res = await gong().execute('stats_activity_aggregate', 'list', { filter });
+
+    expect(res.data).toEqual([aggregateActivity, aggregateActivity2]);
+    expect(res.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 0 });
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('stats_activity_day_by_day walks two pages with the cursor in the request body', async () => {
+    const cursor = 'eyJhbGciOiJIUzI1NiJ9.eyJ1c2VySWQiOjIzNDU5OTQ4NDg0ODQyM30.Kd8s';
+    const byDays = { fromDate: '2019-01-20', toDate: '2019-01-21' };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/activity/day-by-day', { filter: byDays })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 0, cursor }), usersDetailedActivities: [dailyActivity] })
+      .post('/v2/stats/activity/day-by-day', { filter: byDays, cursor })
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 2, size: 1, page: 1 }), usersDetailedActivities: [dailyActivity2] });
+    const conn = gong();
+
+    const p1 = await conn.execute('stats_activity_day_by_day', 'list', { filter: byDays });
+    expect(p1.data).toEqual([dailyActivity]);
+    expect(p1.pagination).toEqual({ cursor, total_records: 2, current_page_number: 0 });
+    expect(p1.next_params).toEqual({ cursor });
+
+    const p2 = await conn.execute('stats_activity_day_by_day', 'list', { filter: byDays, ...p1.next_params });
+    expect(p2.data).toEqual([dailyActivity2]);
+    expect(p2.pagination).toEqual({ cursor: null, total_records: 2, current_page_number: 1 });
+    expect(p2.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('stats_interaction list -> POST /v2/stats/interaction with the filter', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/v2/stats/interaction', { filter })
+      .reply(200, {
+        requestId: REQUEST_ID,
+        records: records({ total: 1, size: 1, page: 0 }),
+        peopleInteractionStats: [interactionStats],
+        fromDateTime: '2019-01-20T00:00:00-08:00',
+        toDateTime: '2019-01-21T00:00:00-08:00',
+        timeZone: 'US/Pacific',
+      });
+
+    const res = await gong().execute('stats_interaction', 'list', { filter });
+
+    expect(res.data).toEqual([interactionStats]);
+    expect(res.pagination).toEqual({ cursor: null, total_records: 1, current_page_number: 0 });
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each(['stats_activity_aggregate', 'stats_activity_day_by_day', 'stats_interaction'])(
+    '%s requires filter with fromDate and toDate as YYYY-MM-DD before any request',
+    async (entity) => {
+      const scope = nock(API);
+
+      const missing = await gong()
+        .execute(entity, 'list', {})
+        .catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(ValidationError);
+      expect((missing as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([['filter', 'required']]);
+
+      const noDates = await gong()
+        .execute(entity, 'list', { filter: { userIds: ['234599484848423'] } })
+        .catch((e: unknown) => e);
+      expect(noDates).toBeInstanceOf(ValidationError);
+      expect((noDates as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+        ['filter.fromDate', 'required'],
+        ['filter.toDate', 'required'],
+      ]);
+
+      const badFormats = await gong()
+        .execute(entity, 'list', { filter: { fromDate: '2019-01-20T00:00:00Z', toDate: '20.01.2019', createdFromDateTime: 'yesterday' } })
+        .catch((e: unknown) => e);
+      expect(badFormats).toBeInstanceOf(ValidationError);
+      expect((badFormats as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+        ['filter.fromDate', 'pattern'],
+        ['filter.toDate', 'pattern'],
+        ['filter.createdFromDateTime', 'format'],
+      ]);
+      expect(scope.isDone()).toBe(true);
+    },
+  );
+});
+
+// Gong's KeywordTracker.
+const tracker = {
+  trackerId: '6840000929075400007',
+  trackerName: 'Competitors',
+  workspaceId: '623457276584334',
+  languageKeywords: [{ language: 'eng', keywords: ['Chorus', 'Clari'], includeRelatedForms: false }],
+  affiliation: 'NonCompany',
+  partOfQuestion: false,
+  saidAt: 'First',
+  saidAtInterval: 10,
+  saidAtUnit: 'minutes',
+  saidInTopics: ['Pricing'],
+  filterQuery: '{"type":"And","filters":[{"type":"CallDirection","terms":["OUTBOUND"]}]}',
+  created: '2018-02-17T02:30:00-08:00',
+  creatorUserId: '234599484848423',
+  updated: '2018-02-17T02:30:00-08:00',
+  updaterUserId: '234599484848423',
+};
+const builtInTracker = {
+  ...tracker,
+  trackerId: '6840000929075400008',
+  trackerName: 'Pricing',
+  saidAt: 'Anytime',
+  saidAtInterval: null,
+  saidAtUnit: null,
+  filterQuery: null,
+  creatorUserId: null,
+  updaterUserId: null,
+};
+
+describe('gong settings_trackers', () => {
+  it('list -> GET /v2/settings/trackers returns the keywordTrackers array, all in one answer', async () => {
+    const scope = api()
+      .get('/v2/settings/trackers')
+      .reply(200, { requestId: REQUEST_ID, keywordTrackers: [tracker, builtInTracker] });
+
+    const res = await gong().execute('settings_trackers', 'list', {});
+
+    expect(res.data).toEqual([tracker, builtInTracker]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('list sends workspaceId as a query param', async () => {
+    const scope = api()
+      .get('/v2/settings/trackers')
+      .query({ workspaceId: '623457276584334' })
+      .reply(200, { requestId: REQUEST_ID, keywordTrackers: [tracker] });
+
+    const res = await gong().execute('settings_trackers', 'list', { workspaceId: '623457276584334' });
+
+    expect(res.data).toEqual([tracker]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's LibraryFolder and LibraryCall.
+const folder = {
+  id: '3843152912968920037',
+  name: 'Sales Onboarding',
+  parentFolderId: '295738305212375930',
+  createdBy: '234599484848423',
+  updated: '2020-03-14T05:30:00-08:00',
+};
+const rootFolder = { id: '295738305212375930', name: 'Library', parentFolderId: null, createdBy: '234599484848423', updated: '2019-11-02T10:00:00Z' };
+const libraryCall = {
+  id: '7782342274025937895',
+  title: 'Example call',
+  note: 'sample note',
+  addedBy: '234599484848423',
+  created: '2020-01-12T14:30:00-08:00',
+  url: 'https://app.gong.io/call?id=7782342274025937895&highlights=%5B%7B%22to%22%3A+3240%2C+%22from%22%3A+1200%2C+%22type%22%3A+%22LIBRARY%22%7D%5D',
+  snippet: { fromSec: 21, toSec: 132 },
+};
+const libraryCall2 = { ...libraryCall, id: '1847293847561029384', title: 'Discovery call', note: null, snippet: null };
+
+describe('gong library_folders and library_folder_content', () => {
+  it('library_folders list -> GET /v2/library/folders with workspaceId returns the folders array', async () => {
+    const scope = api()
+      .get('/v2/library/folders')
+      .query({ workspaceId: '623457276584334' })
+      .reply(200, { requestId: REQUEST_ID, folders: [rootFolder, folder] });
+
+    const res = await gong().execute('library_folders', 'list', { workspaceId: '623457276584334' });
+
+    expect(res.data).toEqual([rootFolder, folder]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('library_folder_content list -> GET /v2/library/folder-content with folderId returns the calls array', async () => {
+    const scope = api()
+      .get('/v2/library/folder-content')
+      .query({ folderId: folder.id })
+      .reply(200, {
+        requestId: REQUEST_ID,
+        id: folder.id,
+        name: folder.name,
+        createdBy: folder.createdBy,
+        updated: folder.updated,
+        calls: [libraryCall, libraryCall2],
+      });
+
+    const res = await gong().execute('library_folder_content', 'list', { folderId: folder.id });
+
+    expect(res.data).toEqual([libraryCall, libraryCall2]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('library_folder_content refuses a non-numeric folderId and a cursor (gong/openapi.json documents no paging) before any request', async () => {
+    const scope = nock(API);
+
+    const err = await gong()
+      .execute('library_folder_content', 'list', { folderId: 'Sales Onboarding', cursor: 'eyJhbGciOiJIUzI1NiJ9' })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['cursor', 'unknown'],
+      ['folderId', 'pattern'],
+    ]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Gong's CoachingMetricsData: the manager and, per direct report, its metrics (metric name -> call ids).
+const coachingData = {
+  manager: { id: '563515258458745', emailAddress: 'arya@test.com', firstName: 'Arya', lastName: 'Stark', title: 'VP Sales' },
+  directReportsMetrics: [
+    {
+      report: { id: '234599484848423', emailAddress: 'test@test.com', firstName: 'Jon', lastName: 'Snow', title: 'Enterprise Account Executive' },
+      metrics: { callsListened: ['7782342274025937895'], callsCommented: ['7782342274025937895', '1847293847561029384'] },
+    },
+  ],
+};
+
+describe('gong coaching', () => {
+  it('list -> GET /v2/coaching with workspace-id, manager-id, from and to', async () => {
+    const scope = api()
+      .get('/v2/coaching')
+      .query({ 'workspace-id': '623457276584334', 'manager-id': '563515258458745', from: '2018-02-18T08:00:00Z', to: '2018-03-18T08:00:00Z' })
+      .reply(200, { requestId: REQUEST_ID, coachingData: [coachingData] });
+
+    const res = await gong().execute('coaching', 'list', {
+      workspace_id: '623457276584334',
+      manager_id: '563515258458745',
+      from: '2018-02-18T08:00:00Z',
+      to: '2018-03-18T08:00:00Z',
+    });
+
+    expect(res.data).toEqual([coachingData]);
+    expect(res.pagination).toBeUndefined();
+    expect(res.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('list without its required params, or with a non-numeric id, is refused before any request', async () => {
+    const scope = nock(API);
+
+    const missing = await gong()
+      .execute('coaching', 'list', {})
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ValidationError);
+    expect((missing as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['workspace_id', 'required'],
+      ['manager_id', 'required'],
+      ['from', 'required'],
+      ['to', 'required'],
+    ]);
+
+    const badId = await gong()
+      .execute('coaching', 'list', { workspace_id: 'emea', manager_id: 563515258458745, from: '2018-02-18T08:00:00Z', to: '2018-03-18T08:00:00Z' })
+      .catch((e: unknown) => e);
+    expect(badId).toBeInstanceOf(ValidationError);
+    expect((badId as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([['workspace_id', 'pattern']]);
     expect(scope.isDone()).toBe(true);
   });
 });

@@ -118,7 +118,9 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     const gong = await start(await template('gong', {}), 'OAuth2.0');
     expect(`${gong.origin}${gong.pathname}`).toBe('https://app.gong.io/oauth2/authorize');
     expect(gong.searchParams.get('scope')).toBe(
-      'api:users:read api:calls:read:basic api:calls:read:extensive api:settings:scorecards:read api:stats:scorecards',
+      'api:users:read api:calls:read:basic api:calls:read:extensive api:settings:scorecards:read api:stats:scorecards api:workspaces:read ' +
+        'api:calls:read:transcript api:stats:user-actions api:stats:user-actions:detailed api:stats:interaction api:settings:trackers:read ' +
+        'api:library:read api:coaching:read',
     );
     const typeform = await start(await template('typeform', {}), 'OAuth2.0');
     expect(`${typeform.origin}${typeform.pathname}`).toBe('https://api.typeform.com/oauth/authorize');

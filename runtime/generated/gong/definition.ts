@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.gong.io/favicon.ico",
   "supportLevel": "certified",
   "category": "call analytics",
-  "description": "Gong API v2 (revenue intelligence and call recording): read the company's users, its calls by date range with their basic data, the detailed call data (parties, context, content, interaction, collaboration, media) of calls selected by date range, call ids, workspace or host, the company's scorecards (settings) and the answered scorecards (reviews of calls). Lists page with Gong's records.cursor. Authenticates with an access key and secret (HTTP basic auth) or with an OAuth app's refresh token.",
+  "description": "Gong API v2 (revenue intelligence and call recording): read the company's users, its calls by date range with their basic data, the detailed call data (parties, context, content, interaction, collaboration, media) of calls selected by date range, call ids, workspace or host, call transcripts, the company's workspaces, scorecards and keyword trackers (settings), the answered scorecards (reviews of calls), users' aggregated, day-by-day and interaction stats for a date range, the public library folders and the calls in a folder, and a manager's coaching metrics. Lists page with Gong's records.cursor. Authenticates with an access key and secret (HTTP basic auth) or with an OAuth app's refresh token.",
   "docs": [
     {
       "title": "Gong API v2 - Introduction (base URL, authentication, limits)",
@@ -79,7 +79,7 @@ export const definition: ConnectorDefinition = {
       "titleAliases": [
         "OAuth 2.0 Authentication"
       ],
-      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company. The consent page asks for the scopes of every entity: api:users:read (users), api:calls:read:basic (calls), api:calls:read:extensive (calls_extensive), api:settings:scorecards:read (settings_scorecards) and api:stats:scorecards (stats_activity_scorecards); select them all under the app's Required authorization scopes. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
+      "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company. The consent page asks for the scopes of every entity: api:users:read (users), api:calls:read:basic (calls), api:calls:read:extensive (calls_extensive), api:settings:scorecards:read (settings_scorecards), api:stats:scorecards (stats_activity_scorecards), api:workspaces:read (workspaces), api:calls:read:transcript (call_transcripts), api:stats:user-actions (stats_activity_aggregate), api:stats:user-actions:detailed (stats_activity_day_by_day), api:stats:interaction (stats_interaction), api:settings:trackers:read (settings_trackers), api:library:read (library_folders, library_folder_content) and api:coaching:read (coaching); select them all under the app's Required authorization scopes. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
       "fields": {
         "client_id": {
           "description": "Client ID of the Gong OAuth app.",
@@ -110,7 +110,15 @@ export const definition: ConnectorDefinition = {
           "api:calls:read:basic",
           "api:calls:read:extensive",
           "api:settings:scorecards:read",
-          "api:stats:scorecards"
+          "api:stats:scorecards",
+          "api:workspaces:read",
+          "api:calls:read:transcript",
+          "api:stats:user-actions",
+          "api:stats:user-actions:detailed",
+          "api:stats:interaction",
+          "api:settings:trackers:read",
+          "api:library:read",
+          "api:coaching:read"
         ],
         "scopeSeparator": " ",
         "pkce": false,
@@ -132,7 +140,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
-  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). settings_scorecards lists every scorecard with its questions in one answer (no pages). stats_activity_scorecards is a POST whose optional filter object selects answered scorecards by call date (callFromDate inclusive, callToDate exclusive), review date (reviewFromDate, reviewToDate), scorecardIds and reviewedUserIds, dates as YYYY-MM-DD in the company's time zone; without a date Gong returns them all; reviewMethod defaults to MANUAL (BOTH adds automatic reviews). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
+  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). settings_scorecards lists every scorecard with its questions in one answer (no pages). stats_activity_scorecards is a POST whose optional filter object selects answered scorecards by call date (callFromDate inclusive, callToDate exclusive), review date (reviewFromDate, reviewToDate), scorecardIds and reviewedUserIds, dates as YYYY-MM-DD in the company's time zone; without a date Gong returns them all; reviewMethod defaults to MANUAL (BOTH adds automatic reviews). call_transcripts is a POST like calls_extensive whose optional filter (default {}) selects calls by fromDateTime/toDateTime, callIds or workspaceId; each record is a callId with its monologues. stats_activity_aggregate, stats_activity_day_by_day and stats_interaction are POSTs whose filter is required with fromDate and toDate (YYYY-MM-DD, company time zone, toDate exclusive) and optional userIds; one record per user with activity. workspaces, settings_trackers (optional workspaceId), library_folders (optional workspaceId), library_folder_content (folderId, a library_folders id) and coaching (workspace_id, manager_id, from and to, all required, sent as workspace-id, manager-id, from, to) answer in one page without a cursor. OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
   "check": {
     "entity": "users",
     "action": "list",
@@ -1078,6 +1086,847 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.records.cursor"
           },
           "destructive": false
+        }
+      }
+    },
+    "workspaces": {
+      "name": "workspaces",
+      "description": "The company's workspaces (id, name, description).",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List all the company's workspaces (GET /v2/workspaces), in one answer.",
+          "method": "GET",
+          "path": "/v2/workspaces",
+          "params": {},
+          "guards": [],
+          "recordsPath": "workspaces",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "call_transcripts": {
+      "name": "call_transcripts",
+      "description": "Transcripts of calls: per call (callId), its monologues (speakerId, topic) with their sentences (start and end in milliseconds from the call start, text).",
+      "record": {
+        "singleton": false,
+        "idField": "callId",
+        "fields": {
+          "callId": {
+            "type": "string"
+          },
+          "transcript": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the transcripts of the calls selected by filter (POST /v2/calls/transcript), paged with records.cursor; the filter defaults to {} (every call). The cursor travels in the request body.",
+          "method": "POST",
+          "path": "/v2/calls/transcript",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "default": {},
+                "properties": {
+                  "fromDateTime": {
+                    "type": "string",
+                    "description": "Calls that started at or after this time (ISO 8601); default the earliest call."
+                  },
+                  "toDateTime": {
+                    "type": "string",
+                    "description": "Calls that started before this time (ISO 8601); default the most recent call."
+                  },
+                  "workspaceId": {
+                    "type": "string",
+                    "description": "Only the calls of this workspace."
+                  },
+                  "callIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string",
+                      "pattern": "^[0-9]{1,20}$"
+                    },
+                    "description": "Call IDs; when absent, every call between fromDateTime and toDateTime."
+                  }
+                }
+              },
+              "required": false,
+              "description": "Which calls' transcripts to return; every field is optional.",
+              "sendDefault": true,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "callTranscripts",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "cursor": "body.records.cursor",
+              "total_records": "body.records.totalRecords",
+              "current_page_number": "body.records.currentPageNumber"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
+          },
+          "destructive": false
+        }
+      }
+    },
+    "stats_activity_aggregate": {
+      "name": "stats_activity_aggregate",
+      "description": "Aggregated activity of each user with activity in a date range: counts of calls hosted and attended, feedback given, requested and received, calls listened to, shared, scorecards filled and received, comments.",
+      "record": {
+        "singleton": false,
+        "idField": "userId",
+        "fields": {
+          "userId": {
+            "type": "string"
+          },
+          "userEmailAddress": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "userAggregateActivityStats": {
+            "type": [
+              "object",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List each user's aggregated activity for the days fromDate..toDate (POST /v2/stats/activity/aggregate), paged with records.cursor. The cursor travels in the request body.",
+          "method": "POST",
+          "path": "/v2/stats/activity/aggregate",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "fromDate",
+                  "toDate"
+                ],
+                "properties": {
+                  "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                  },
+                  "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                  },
+                  "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                  }
+                }
+              },
+              "required": true,
+              "description": "Which users and days to report on; fromDate and toDate are required.",
+              "sendDefault": false,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "usersAggregateActivityStats",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "cursor": "body.records.cursor",
+              "total_records": "body.records.totalRecords",
+              "current_page_number": "body.records.currentPageNumber"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
+          },
+          "destructive": false
+        }
+      }
+    },
+    "stats_activity_day_by_day": {
+      "name": "stats_activity_day_by_day",
+      "description": "Daily activity of each user with activity in a date range: per day, the IDs of the calls the user hosted, attended, gave or received feedback on, listened to, shared, scored or commented.",
+      "record": {
+        "singleton": false,
+        "idField": "userId",
+        "fields": {
+          "userId": {
+            "type": "string"
+          },
+          "userEmailAddress": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "userDailyActivityStats": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List each user's day-by-day activity for the days fromDate..toDate (POST /v2/stats/activity/day-by-day), paged with records.cursor. The cursor travels in the request body.",
+          "method": "POST",
+          "path": "/v2/stats/activity/day-by-day",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "fromDate",
+                  "toDate"
+                ],
+                "properties": {
+                  "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                  },
+                  "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                  },
+                  "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                  }
+                }
+              },
+              "required": true,
+              "description": "Which users and days to report on; fromDate and toDate are required.",
+              "sendDefault": false,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "usersDetailedActivities",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "cursor": "body.records.cursor",
+              "total_records": "body.records.totalRecords",
+              "current_page_number": "body.records.currentPageNumber"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
+          },
+          "destructive": false
+        }
+      }
+    },
+    "stats_interaction": {
+      "name": "stats_interaction",
+      "description": "Interaction statistics of each user in a date range, from calls with Whisper turned on (Longest Monologue, Longest Customer Story, Interactivity, Patience, Question Rate).",
+      "record": {
+        "singleton": false,
+        "idField": "userId",
+        "fields": {
+          "userId": {
+            "type": "string"
+          },
+          "userEmailAddress": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "personInteractionStats": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List each user's interaction stats for the days fromDate..toDate (POST /v2/stats/interaction), paged with records.cursor. The cursor travels in the request body.",
+          "method": "POST",
+          "path": "/v2/stats/interaction",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "fromDate",
+                  "toDate"
+                ],
+                "properties": {
+                  "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                  },
+                  "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                  },
+                  "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                  },
+                  "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                  }
+                }
+              },
+              "required": true,
+              "description": "Which users and days to report on; fromDate and toDate are required.",
+              "sendDefault": false,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
+              "sendDefault": false,
+              "wire": "cursor"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "peopleInteractionStats",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "cursor": "body.records.cursor",
+              "total_records": "body.records.totalRecords",
+              "current_page_number": "body.records.currentPageNumber"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
+          },
+          "destructive": false
+        }
+      }
+    },
+    "settings_trackers": {
+      "name": "settings_trackers",
+      "description": "The company's keyword trackers (name, workspace, keywords per language, affiliation, when in the call they are tracked, filter query, creator and updater).",
+      "record": {
+        "singleton": false,
+        "idField": "trackerId",
+        "fields": {
+          "trackerId": {
+            "type": "string"
+          },
+          "trackerName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "workspaceId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "languageKeywords": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "affiliation": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Anyone, Company or NonCompany."
+          },
+          "partOfQuestion": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "saidAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Anytime, First or Last."
+          },
+          "saidAtInterval": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "saidAtUnit": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "saidInTopics": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "filterQuery": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "created": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "creatorUserId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updated": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updaterUserId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the keyword trackers of every workspace or of one (GET /v2/settings/trackers), in one answer.",
+          "method": "GET",
+          "path": "/v2/settings/trackers",
+          "params": {
+            "workspaceId": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]{1,20}$"
+              },
+              "required": false,
+              "description": "Only the trackers of this workspace; when absent, the trackers of every workspace.",
+              "sendDefault": false,
+              "wire": "workspaceId"
+            }
+          },
+          "guards": [],
+          "recordsPath": "keywordTrackers",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "library_folders": {
+      "name": "library_folders",
+      "description": "The company's public library folders (name, parent folder, creator, last update); private and archived folders are not listed.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "parentFolderId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "createdBy": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updated": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the public library folders of every workspace or of one (GET /v2/library/folders), in one answer.",
+          "method": "GET",
+          "path": "/v2/library/folders",
+          "params": {
+            "workspaceId": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]{1,20}$"
+              },
+              "required": false,
+              "description": "Only the folders of this workspace.",
+              "sendDefault": false,
+              "wire": "workspaceId"
+            }
+          },
+          "guards": [],
+          "recordsPath": "folders",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "library_folder_content": {
+      "name": "library_folder_content",
+      "description": "Calls saved in a library folder (call id, title, note, who added it and when, URL, snippet).",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "note": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "addedBy": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "created": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "snippet": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "description": "The saved part of the call: fromSec and toSec from the call start."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the calls of a library folder (GET /v2/library/folder-content), in one answer.",
+          "method": "GET",
+          "path": "/v2/library/folder-content",
+          "params": {
+            "folderId": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]{1,20}$"
+              },
+              "required": false,
+              "description": "Gong's numeric library folder ID (up to 20 digits), the id of a library_folders record.",
+              "sendDefault": false,
+              "wire": "folderId"
+            }
+          },
+          "guards": [],
+          "recordsPath": "calls",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
+    "coaching": {
+      "name": "coaching",
+      "description": "Coaching metrics of a manager for a time range: the manager and, per direct report, the report and its metrics (metric name -> call IDs).",
+      "record": {
+        "singleton": false,
+        "idField": "manager.id",
+        "fields": {
+          "manager": {
+            "type": "object",
+            "description": "The manager: id, emailAddress, firstName, lastName, title."
+          },
+          "directReportsMetrics": {
+            "type": [
+              "array",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the coaching metrics of a manager's team for a time range (GET /v2/coaching), in one answer.",
+          "method": "GET",
+          "path": "/v2/coaching",
+          "params": {
+            "workspace_id": {
+              "in": "query",
+              "schema": {
+                "type": [
+                  "string",
+                  "integer"
+                ],
+                "pattern": "^[0-9]{1,20}$"
+              },
+              "required": true,
+              "description": "Gong's numeric workspace ID (up to 20 digits), sent as workspace-id.",
+              "wire": "workspace-id",
+              "sendDefault": false
+            },
+            "manager_id": {
+              "in": "query",
+              "schema": {
+                "type": [
+                  "string",
+                  "integer"
+                ],
+                "pattern": "^[0-9]{1,20}$"
+              },
+              "required": true,
+              "description": "Gong's numeric user ID of the manager (up to 20 digits), sent as manager-id.",
+              "wire": "manager-id",
+              "sendDefault": false
+            },
+            "from": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+              },
+              "required": true,
+              "description": "Start of the time range (ISO 8601).",
+              "sendDefault": false,
+              "wire": "from"
+            },
+            "to": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+              },
+              "required": true,
+              "description": "End of the time range (ISO 8601).",
+              "sendDefault": false,
+              "wire": "to"
+            }
+          },
+          "guards": [],
+          "recordsPath": "coachingData",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -169,6 +169,188 @@ export interface GongStatsActivityScorecardsListPagination {
   current_page_number: PaginationValue;
 }
 
+/** The company's workspaces (id, name, description). */
+export interface GongWorkspacesRecord {
+  [field: string]: unknown;
+  id: string;
+  name: string | null;
+  description: string | null;
+}
+
+/** List all the company's workspaces (GET /v2/workspaces), in one answer. */
+export interface GongWorkspacesListParams {
+}
+
+/** Transcripts of calls: per call (callId), its monologues (speakerId, topic) with their sentences (start and end in milliseconds from the call start, text). */
+export interface GongCallTranscriptsRecord {
+  [field: string]: unknown;
+  callId: string;
+  transcript: Array<unknown> | null;
+}
+
+/** List the transcripts of the calls selected by filter (POST /v2/calls/transcript), paged with records.cursor; the filter defaults to {} (every call). The cursor travels in the request body. */
+export interface GongCallTranscriptsListParams {
+  /** Which calls' transcripts to return; every field is optional. */
+  filter?: { fromDateTime?: string; toDateTime?: string; workspaceId?: string; callIds?: Array<string> };
+  /** Cursor of the next page, sent in the body (normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface GongCallTranscriptsListPagination {
+  cursor: PaginationValue;
+  total_records: PaginationValue;
+  current_page_number: PaginationValue;
+}
+
+/** Aggregated activity of each user with activity in a date range: counts of calls hosted and attended, feedback given, requested and received, calls listened to, shared, scorecards filled and received, comments. */
+export interface GongStatsActivityAggregateRecord {
+  [field: string]: unknown;
+  userId: string;
+  userEmailAddress: string | null;
+  userAggregateActivityStats: Record<string, unknown> | null;
+}
+
+/** List each user's aggregated activity for the days fromDate..toDate (POST /v2/stats/activity/aggregate), paged with records.cursor. The cursor travels in the request body. */
+export interface GongStatsActivityAggregateListParams {
+  /** Which users and days to report on; fromDate and toDate are required. */
+  filter: { fromDate: string; toDate: string; createdFromDateTime?: string; createdToDateTime?: string; userIds?: Array<string> };
+  /** Cursor of the next page, sent in the body (normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface GongStatsActivityAggregateListPagination {
+  cursor: PaginationValue;
+  total_records: PaginationValue;
+  current_page_number: PaginationValue;
+}
+
+/** Daily activity of each user with activity in a date range: per day, the IDs of the calls the user hosted, attended, gave or received feedback on, listened to, shared, scored or commented. */
+export interface GongStatsActivityDayByDayRecord {
+  [field: string]: unknown;
+  userId: string;
+  userEmailAddress: string | null;
+  userDailyActivityStats: Array<unknown> | null;
+}
+
+/** List each user's day-by-day activity for the days fromDate..toDate (POST /v2/stats/activity/day-by-day), paged with records.cursor. The cursor travels in the request body. */
+export interface GongStatsActivityDayByDayListParams {
+  /** Which users and days to report on; fromDate and toDate are required. */
+  filter: { fromDate: string; toDate: string; createdFromDateTime?: string; createdToDateTime?: string; userIds?: Array<string> };
+  /** Cursor of the next page, sent in the body (normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface GongStatsActivityDayByDayListPagination {
+  cursor: PaginationValue;
+  total_records: PaginationValue;
+  current_page_number: PaginationValue;
+}
+
+/** Interaction statistics of each user in a date range, from calls with Whisper turned on (Longest Monologue, Longest Customer Story, Interactivity, Patience, Question Rate). */
+export interface GongStatsInteractionRecord {
+  [field: string]: unknown;
+  userId: string;
+  userEmailAddress: string | null;
+  personInteractionStats: Array<unknown> | null;
+}
+
+/** List each user's interaction stats for the days fromDate..toDate (POST /v2/stats/interaction), paged with records.cursor. The cursor travels in the request body. */
+export interface GongStatsInteractionListParams {
+  /** Which users and days to report on; fromDate and toDate are required. */
+  filter: { fromDate: string; toDate: string; createdFromDateTime?: string; createdToDateTime?: string; userIds?: Array<string> };
+  /** Cursor of the next page, sent in the body (normally taken from next_params). */
+  cursor?: string;
+}
+
+export interface GongStatsInteractionListPagination {
+  cursor: PaginationValue;
+  total_records: PaginationValue;
+  current_page_number: PaginationValue;
+}
+
+/** The company's keyword trackers (name, workspace, keywords per language, affiliation, when in the call they are tracked, filter query, creator and updater). */
+export interface GongSettingsTrackersRecord {
+  [field: string]: unknown;
+  trackerId: string;
+  trackerName: string | null;
+  workspaceId: string | null;
+  languageKeywords: Array<unknown> | null;
+  /** Anyone, Company or NonCompany. */
+  affiliation: string | null;
+  partOfQuestion: boolean | null;
+  /** Anytime, First or Last. */
+  saidAt: string | null;
+  saidAtInterval: number | null;
+  saidAtUnit: string | null;
+  saidInTopics: Array<unknown> | null;
+  filterQuery: string | null;
+  created: string | null;
+  creatorUserId: string | null;
+  updated: string | null;
+  updaterUserId: string | null;
+}
+
+/** List the keyword trackers of every workspace or of one (GET /v2/settings/trackers), in one answer. */
+export interface GongSettingsTrackersListParams {
+  /** Only the trackers of this workspace; when absent, the trackers of every workspace. */
+  workspaceId?: string;
+}
+
+/** The company's public library folders (name, parent folder, creator, last update); private and archived folders are not listed. */
+export interface GongLibraryFoldersRecord {
+  [field: string]: unknown;
+  id: string;
+  name: string | null;
+  parentFolderId: string | null;
+  createdBy: string | null;
+  updated: string | null;
+}
+
+/** List the public library folders of every workspace or of one (GET /v2/library/folders), in one answer. */
+export interface GongLibraryFoldersListParams {
+  /** Only the folders of this workspace. */
+  workspaceId?: string;
+}
+
+/** Calls saved in a library folder (call id, title, note, who added it and when, URL, snippet). */
+export interface GongLibraryFolderContentRecord {
+  [field: string]: unknown;
+  id: string;
+  title: string | null;
+  note: string | null;
+  addedBy: string | null;
+  created: string | null;
+  url: string | null;
+  /** The saved part of the call: fromSec and toSec from the call start. */
+  snippet: Record<string, unknown> | null;
+}
+
+/** List the calls of a library folder (GET /v2/library/folder-content), in one answer. */
+export interface GongLibraryFolderContentListParams {
+  /** Gong's numeric library folder ID (up to 20 digits), the id of a library_folders record. */
+  folderId?: string;
+}
+
+/** Coaching metrics of a manager for a time range: the manager and, per direct report, the report and its metrics (metric name -> call IDs). */
+export interface GongCoachingRecord {
+  [field: string]: unknown;
+  /** The manager: id, emailAddress, firstName, lastName, title. */
+  manager: Record<string, unknown>;
+  directReportsMetrics: Array<unknown> | null;
+}
+
+/** List the coaching metrics of a manager's team for a time range (GET /v2/coaching), in one answer. */
+export interface GongCoachingListParams {
+  /** Gong's numeric workspace ID (up to 20 digits), sent as workspace-id. */
+  workspace_id: string | number;
+  /** Gong's numeric user ID of the manager (up to 20 digits), sent as manager-id. */
+  manager_id: string | number;
+  /** Start of the time range (ISO 8601). */
+  from: string;
+  /** End of the time range (ISO 8601). */
+  to: string;
+}
+
 /** Params, data and pagination of every Gong entity and action (the typed HTTP client uses it). */
 export type GongOperations = {
   users: {
@@ -188,6 +370,33 @@ export type GongOperations = {
   stats_activity_scorecards: {
     list: { params: GongStatsActivityScorecardsListParams; data: GongStatsActivityScorecardsRecord[]; pagination: GongStatsActivityScorecardsListPagination };
   };
+  workspaces: {
+    list: { params: GongWorkspacesListParams; data: GongWorkspacesRecord[]; pagination: never };
+  };
+  call_transcripts: {
+    list: { params: GongCallTranscriptsListParams; data: GongCallTranscriptsRecord[]; pagination: GongCallTranscriptsListPagination };
+  };
+  stats_activity_aggregate: {
+    list: { params: GongStatsActivityAggregateListParams; data: GongStatsActivityAggregateRecord[]; pagination: GongStatsActivityAggregateListPagination };
+  };
+  stats_activity_day_by_day: {
+    list: { params: GongStatsActivityDayByDayListParams; data: GongStatsActivityDayByDayRecord[]; pagination: GongStatsActivityDayByDayListPagination };
+  };
+  stats_interaction: {
+    list: { params: GongStatsInteractionListParams; data: GongStatsInteractionRecord[]; pagination: GongStatsInteractionListPagination };
+  };
+  settings_trackers: {
+    list: { params: GongSettingsTrackersListParams; data: GongSettingsTrackersRecord[]; pagination: never };
+  };
+  library_folders: {
+    list: { params: GongLibraryFoldersListParams; data: GongLibraryFoldersRecord[]; pagination: never };
+  };
+  library_folder_content: {
+    list: { params: GongLibraryFolderContentListParams; data: GongLibraryFolderContentRecord[]; pagination: never };
+  };
+  coaching: {
+    list: { params: GongCoachingListParams; data: GongCoachingRecord[]; pagination: never };
+  };
 };
 /** The record type of every Gong entity. */
 export type GongRecords = {
@@ -196,6 +405,15 @@ export type GongRecords = {
   calls_extensive: GongCallsExtensiveRecord;
   settings_scorecards: GongSettingsScorecardsRecord;
   stats_activity_scorecards: GongStatsActivityScorecardsRecord;
+  workspaces: GongWorkspacesRecord;
+  call_transcripts: GongCallTranscriptsRecord;
+  stats_activity_aggregate: GongStatsActivityAggregateRecord;
+  stats_activity_day_by_day: GongStatsActivityDayByDayRecord;
+  stats_interaction: GongStatsInteractionRecord;
+  settings_trackers: GongSettingsTrackersRecord;
+  library_folders: GongLibraryFoldersRecord;
+  library_folder_content: GongLibraryFolderContentRecord;
+  coaching: GongCoachingRecord;
 };
 export type GongFacade = {
   users: {
@@ -214,6 +432,33 @@ export type GongFacade = {
   };
   stats_activity_scorecards: {
     list(params?: GongStatsActivityScorecardsListParams): Promise<ExecuteResult<GongStatsActivityScorecardsRecord[], GongStatsActivityScorecardsListPagination>>;
+  };
+  workspaces: {
+    list(params?: GongWorkspacesListParams): Promise<ExecuteResult<GongWorkspacesRecord[], never>>;
+  };
+  call_transcripts: {
+    list(params?: GongCallTranscriptsListParams): Promise<ExecuteResult<GongCallTranscriptsRecord[], GongCallTranscriptsListPagination>>;
+  };
+  stats_activity_aggregate: {
+    list(params: GongStatsActivityAggregateListParams): Promise<ExecuteResult<GongStatsActivityAggregateRecord[], GongStatsActivityAggregateListPagination>>;
+  };
+  stats_activity_day_by_day: {
+    list(params: GongStatsActivityDayByDayListParams): Promise<ExecuteResult<GongStatsActivityDayByDayRecord[], GongStatsActivityDayByDayListPagination>>;
+  };
+  stats_interaction: {
+    list(params: GongStatsInteractionListParams): Promise<ExecuteResult<GongStatsInteractionRecord[], GongStatsInteractionListPagination>>;
+  };
+  settings_trackers: {
+    list(params?: GongSettingsTrackersListParams): Promise<ExecuteResult<GongSettingsTrackersRecord[], never>>;
+  };
+  library_folders: {
+    list(params?: GongLibraryFoldersListParams): Promise<ExecuteResult<GongLibraryFoldersRecord[], never>>;
+  };
+  library_folder_content: {
+    list(params?: GongLibraryFolderContentListParams): Promise<ExecuteResult<GongLibraryFolderContentRecord[], never>>;
+  };
+  coaching: {
+    list(params: GongCoachingListParams): Promise<ExecuteResult<GongCoachingRecord[], never>>;
   };
 };
 
@@ -235,5 +480,32 @@ export const gongFacade = (connector: Connector): GongFacade => ({
   },
   stats_activity_scorecards: {
     list: (params = {}) => connector.execute<GongStatsActivityScorecardsRecord[], GongStatsActivityScorecardsListPagination>("stats_activity_scorecards", "list", { ...params }),
+  },
+  workspaces: {
+    list: (params = {}) => connector.execute<GongWorkspacesRecord[], never>("workspaces", "list", { ...params }),
+  },
+  call_transcripts: {
+    list: (params = {}) => connector.execute<GongCallTranscriptsRecord[], GongCallTranscriptsListPagination>("call_transcripts", "list", { ...params }),
+  },
+  stats_activity_aggregate: {
+    list: (params) => connector.execute<GongStatsActivityAggregateRecord[], GongStatsActivityAggregateListPagination>("stats_activity_aggregate", "list", { ...params }),
+  },
+  stats_activity_day_by_day: {
+    list: (params) => connector.execute<GongStatsActivityDayByDayRecord[], GongStatsActivityDayByDayListPagination>("stats_activity_day_by_day", "list", { ...params }),
+  },
+  stats_interaction: {
+    list: (params) => connector.execute<GongStatsInteractionRecord[], GongStatsInteractionListPagination>("stats_interaction", "list", { ...params }),
+  },
+  settings_trackers: {
+    list: (params = {}) => connector.execute<GongSettingsTrackersRecord[], never>("settings_trackers", "list", { ...params }),
+  },
+  library_folders: {
+    list: (params = {}) => connector.execute<GongLibraryFoldersRecord[], never>("library_folders", "list", { ...params }),
+  },
+  library_folder_content: {
+    list: (params = {}) => connector.execute<GongLibraryFolderContentRecord[], never>("library_folder_content", "list", { ...params }),
+  },
+  coaching: {
+    list: (params) => connector.execute<GongCoachingRecord[], never>("coaching", "list", { ...params }),
   },
 });

@@ -1540,3 +1540,2046 @@ else {
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
+export const workspaces__list = validate17;
+const schema18 = { "$id": "workspaces__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workspaces__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate17.errors = vErrors; return errors === 0; }
+export const call_transcripts__list = validate18;
+const schema19 = {
+    "$id": "call_transcripts__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "default": {},
+            "properties": {
+                "fromDateTime": {
+                    "type": "string",
+                    "description": "Calls that started at or after this time (ISO 8601); default the earliest call."
+                },
+                "toDateTime": {
+                    "type": "string",
+                    "description": "Calls that started before this time (ISO 8601); default the most recent call."
+                },
+                "workspaceId": { "type": "string", "description": "Only the calls of this workspace." },
+                "callIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string", "pattern": "^[0-9]{1,20}$" },
+                    "description": "Call IDs; when absent, every call between fromDateTime and toDateTime."
+                }
+            },
+            "description": "Which calls' transcripts to return; every field is optional."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_transcripts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!((key0 === "filter") || (key0 === "cursor"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            for (const key1 in data0) {
+                if (!((((key1 === "fromDateTime") || (key1 === "toDateTime")) || (key1 === "workspaceId")) || (key1 === "callIds"))) {
+                    const err1 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err1];
+                    }
+                    else {
+                        vErrors.push(err1);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.fromDateTime !== undefined) {
+                if (typeof data0.fromDateTime !== "string") {
+                    const err2 = {
+                        instancePath: instancePath + "/filter/fromDateTime",
+                        schemaPath: "#/properties/filter/properties/fromDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err2];
+                    }
+                    else {
+                        vErrors.push(err2);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.toDateTime !== undefined) {
+                if (typeof data0.toDateTime !== "string") {
+                    const err3 = {
+                        instancePath: instancePath + "/filter/toDateTime",
+                        schemaPath: "#/properties/filter/properties/toDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err3];
+                    }
+                    else {
+                        vErrors.push(err3);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.workspaceId !== undefined) {
+                if (typeof data0.workspaceId !== "string") {
+                    const err4 = {
+                        instancePath: instancePath + "/filter/workspaceId",
+                        schemaPath: "#/properties/filter/properties/workspaceId/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.callIds !== undefined) {
+                let data4 = data0.callIds;
+                if (Array.isArray(data4)) {
+                    const len0 = data4.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        let data5 = data4[i0];
+                        if (typeof data5 === "string") {
+                            if (!pattern0.test(data5)) {
+                                const err5 = {
+                                    instancePath: instancePath + "/filter/callIds/" + i0,
+                                    schemaPath: "#/properties/filter/properties/callIds/items/pattern",
+                                    keyword: "pattern",
+                                    params: { pattern: "^[0-9]{1,20}$" },
+                                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err5];
+                                }
+                                else {
+                                    vErrors.push(err5);
+                                }
+                                errors++;
+                            }
+                        }
+                        else {
+                            const err6 = {
+                                instancePath: instancePath + "/filter/callIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/callIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err6];
+                            }
+                            else {
+                                vErrors.push(err6);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i1 = data4.length;
+                    let j0;
+                    if (i1 > 1) {
+                        const indices0 = {};
+                        for (; i1--;) {
+                            let item0 = data4[i1];
+                            if (typeof item0 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices0[item0] == "number") {
+                                j0 = indices0[item0];
+                                const err7 = {
+                                    instancePath: instancePath + "/filter/callIds",
+                                    schemaPath: "#/properties/filter/properties/callIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i1, j: j0 },
+                                    message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err7];
+                                }
+                                else {
+                                    vErrors.push(err7);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices0[item0] = i1;
+                        }
+                    }
+                }
+                else {
+                    const err8 = {
+                        instancePath: instancePath + "/filter/callIds",
+                        schemaPath: "#/properties/filter/properties/callIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err8];
+                    }
+                    else {
+                        vErrors.push(err8);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data6 = data.cursor;
+        if (typeof data6 === "string") {
+            if (func2(data6) < 1) {
+                const err10 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err12];
+    }
+    else {
+        vErrors.push(err12);
+    }
+    errors++;
+} validate18.errors = vErrors; return errors === 0; }
+export const stats_activity_aggregate__list = validate19;
+const schema20 = {
+    "$id": "stats_activity_aggregate__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["fromDate", "toDate"],
+            "properties": {
+                "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                },
+                "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                },
+                "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string" },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                }
+            },
+            "description": "Which users and days to report on; fromDate and toDate are required."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
+const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="stats_activity_aggregate__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.filter === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "filter") || (key0 === "cursor"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.fromDate === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "fromDate" },
+                    message: "must have required property '" + "fromDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.toDate === undefined) {
+                const err3 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "toDate" },
+                    message: "must have required property '" + "toDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            for (const key1 in data0) {
+                if (!(((((key1 === "fromDate") || (key1 === "toDate")) || (key1 === "createdFromDateTime")) || (key1 === "createdToDateTime")) || (key1 === "userIds"))) {
+                    const err4 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.fromDate !== undefined) {
+                let data1 = data0.fromDate;
+                if (typeof data1 === "string") {
+                    if (!pattern3.test(data1)) {
+                        const err5 = {
+                            instancePath: instancePath + "/filter/fromDate",
+                            schemaPath: "#/properties/filter/properties/fromDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err5];
+                        }
+                        else {
+                            vErrors.push(err5);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err6 = {
+                        instancePath: instancePath + "/filter/fromDate",
+                        schemaPath: "#/properties/filter/properties/fromDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.toDate !== undefined) {
+                let data2 = data0.toDate;
+                if (typeof data2 === "string") {
+                    if (!pattern3.test(data2)) {
+                        const err7 = {
+                            instancePath: instancePath + "/filter/toDate",
+                            schemaPath: "#/properties/filter/properties/toDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err7];
+                        }
+                        else {
+                            vErrors.push(err7);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err8 = {
+                        instancePath: instancePath + "/filter/toDate",
+                        schemaPath: "#/properties/filter/properties/toDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err8];
+                    }
+                    else {
+                        vErrors.push(err8);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdFromDateTime !== undefined) {
+                let data3 = data0.createdFromDateTime;
+                if (typeof data3 === "string") {
+                    if (!(formats0.validate(data3))) {
+                        const err9 = {
+                            instancePath: instancePath + "/filter/createdFromDateTime",
+                            schemaPath: "#/properties/filter/properties/createdFromDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err10 = {
+                        instancePath: instancePath + "/filter/createdFromDateTime",
+                        schemaPath: "#/properties/filter/properties/createdFromDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdToDateTime !== undefined) {
+                let data4 = data0.createdToDateTime;
+                if (typeof data4 === "string") {
+                    if (!(formats0.validate(data4))) {
+                        const err11 = {
+                            instancePath: instancePath + "/filter/createdToDateTime",
+                            schemaPath: "#/properties/filter/properties/createdToDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err11];
+                        }
+                        else {
+                            vErrors.push(err11);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err12 = {
+                        instancePath: instancePath + "/filter/createdToDateTime",
+                        schemaPath: "#/properties/filter/properties/createdToDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err12];
+                    }
+                    else {
+                        vErrors.push(err12);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.userIds !== undefined) {
+                let data5 = data0.userIds;
+                if (Array.isArray(data5)) {
+                    const len0 = data5.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        if (typeof data5[i0] !== "string") {
+                            const err13 = {
+                                instancePath: instancePath + "/filter/userIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/userIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err13];
+                            }
+                            else {
+                                vErrors.push(err13);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i1 = data5.length;
+                    let j0;
+                    if (i1 > 1) {
+                        const indices0 = {};
+                        for (; i1--;) {
+                            let item0 = data5[i1];
+                            if (typeof item0 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices0[item0] == "number") {
+                                j0 = indices0[item0];
+                                const err14 = {
+                                    instancePath: instancePath + "/filter/userIds",
+                                    schemaPath: "#/properties/filter/properties/userIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i1, j: j0 },
+                                    message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err14];
+                                }
+                                else {
+                                    vErrors.push(err14);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices0[item0] = i1;
+                        }
+                    }
+                }
+                else {
+                    const err15 = {
+                        instancePath: instancePath + "/filter/userIds",
+                        schemaPath: "#/properties/filter/properties/userIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data7 = data.cursor;
+        if (typeof data7 === "string") {
+            if (func2(data7) < 1) {
+                const err17 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err19];
+    }
+    else {
+        vErrors.push(err19);
+    }
+    errors++;
+} validate19.errors = vErrors; return errors === 0; }
+export const stats_activity_day_by_day__list = validate20;
+const schema21 = {
+    "$id": "stats_activity_day_by_day__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["fromDate", "toDate"],
+            "properties": {
+                "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                },
+                "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                },
+                "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string" },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                }
+            },
+            "description": "Which users and days to report on; fromDate and toDate are required."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="stats_activity_day_by_day__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.filter === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "filter") || (key0 === "cursor"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.fromDate === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "fromDate" },
+                    message: "must have required property '" + "fromDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.toDate === undefined) {
+                const err3 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "toDate" },
+                    message: "must have required property '" + "toDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            for (const key1 in data0) {
+                if (!(((((key1 === "fromDate") || (key1 === "toDate")) || (key1 === "createdFromDateTime")) || (key1 === "createdToDateTime")) || (key1 === "userIds"))) {
+                    const err4 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.fromDate !== undefined) {
+                let data1 = data0.fromDate;
+                if (typeof data1 === "string") {
+                    if (!pattern3.test(data1)) {
+                        const err5 = {
+                            instancePath: instancePath + "/filter/fromDate",
+                            schemaPath: "#/properties/filter/properties/fromDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err5];
+                        }
+                        else {
+                            vErrors.push(err5);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err6 = {
+                        instancePath: instancePath + "/filter/fromDate",
+                        schemaPath: "#/properties/filter/properties/fromDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.toDate !== undefined) {
+                let data2 = data0.toDate;
+                if (typeof data2 === "string") {
+                    if (!pattern3.test(data2)) {
+                        const err7 = {
+                            instancePath: instancePath + "/filter/toDate",
+                            schemaPath: "#/properties/filter/properties/toDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err7];
+                        }
+                        else {
+                            vErrors.push(err7);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err8 = {
+                        instancePath: instancePath + "/filter/toDate",
+                        schemaPath: "#/properties/filter/properties/toDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err8];
+                    }
+                    else {
+                        vErrors.push(err8);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdFromDateTime !== undefined) {
+                let data3 = data0.createdFromDateTime;
+                if (typeof data3 === "string") {
+                    if (!(formats0.validate(data3))) {
+                        const err9 = {
+                            instancePath: instancePath + "/filter/createdFromDateTime",
+                            schemaPath: "#/properties/filter/properties/createdFromDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err10 = {
+                        instancePath: instancePath + "/filter/createdFromDateTime",
+                        schemaPath: "#/properties/filter/properties/createdFromDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdToDateTime !== undefined) {
+                let data4 = data0.createdToDateTime;
+                if (typeof data4 === "string") {
+                    if (!(formats0.validate(data4))) {
+                        const err11 = {
+                            instancePath: instancePath + "/filter/createdToDateTime",
+                            schemaPath: "#/properties/filter/properties/createdToDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err11];
+                        }
+                        else {
+                            vErrors.push(err11);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err12 = {
+                        instancePath: instancePath + "/filter/createdToDateTime",
+                        schemaPath: "#/properties/filter/properties/createdToDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err12];
+                    }
+                    else {
+                        vErrors.push(err12);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.userIds !== undefined) {
+                let data5 = data0.userIds;
+                if (Array.isArray(data5)) {
+                    const len0 = data5.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        if (typeof data5[i0] !== "string") {
+                            const err13 = {
+                                instancePath: instancePath + "/filter/userIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/userIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err13];
+                            }
+                            else {
+                                vErrors.push(err13);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i1 = data5.length;
+                    let j0;
+                    if (i1 > 1) {
+                        const indices0 = {};
+                        for (; i1--;) {
+                            let item0 = data5[i1];
+                            if (typeof item0 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices0[item0] == "number") {
+                                j0 = indices0[item0];
+                                const err14 = {
+                                    instancePath: instancePath + "/filter/userIds",
+                                    schemaPath: "#/properties/filter/properties/userIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i1, j: j0 },
+                                    message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err14];
+                                }
+                                else {
+                                    vErrors.push(err14);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices0[item0] = i1;
+                        }
+                    }
+                }
+                else {
+                    const err15 = {
+                        instancePath: instancePath + "/filter/userIds",
+                        schemaPath: "#/properties/filter/properties/userIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data7 = data.cursor;
+        if (typeof data7 === "string") {
+            if (func2(data7) < 1) {
+                const err17 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err19];
+    }
+    else {
+        vErrors.push(err19);
+    }
+    errors++;
+} validate20.errors = vErrors; return errors === 0; }
+export const stats_interaction__list = validate21;
+const schema22 = {
+    "$id": "stats_interaction__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["fromDate", "toDate"],
+            "properties": {
+                "fromDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "First day of the activity (YYYY-MM-DD, company time zone, inclusive)."
+                },
+                "toDate": {
+                    "type": "string",
+                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                    "description": "End of the activity (YYYY-MM-DD, company time zone, exclusive); not later than today."
+                },
+                "createdFromDateTime": {
+                    "type": "string",
+                    "description": "Only users created at or after this time (ISO 8601 date-time, e.g. 2018-02-18T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "createdToDateTime": {
+                    "type": "string",
+                    "description": "Only users created before this time (ISO 8601 date-time, e.g. 2018-02-19T08:00:00Z).",
+                    "format": "date-time"
+                },
+                "userIds": {
+                    "type": "array",
+                    "uniqueItems": true,
+                    "items": { "type": "string" },
+                    "description": "Only these users (Gong user IDs); when absent, every user with activity in the range."
+                }
+            },
+            "description": "Which users and days to report on; fromDate and toDate are required."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="stats_interaction__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.filter === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "filter") || (key0 === "cursor"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.fromDate === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "fromDate" },
+                    message: "must have required property '" + "fromDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.toDate === undefined) {
+                const err3 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "toDate" },
+                    message: "must have required property '" + "toDate" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            for (const key1 in data0) {
+                if (!(((((key1 === "fromDate") || (key1 === "toDate")) || (key1 === "createdFromDateTime")) || (key1 === "createdToDateTime")) || (key1 === "userIds"))) {
+                    const err4 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.fromDate !== undefined) {
+                let data1 = data0.fromDate;
+                if (typeof data1 === "string") {
+                    if (!pattern3.test(data1)) {
+                        const err5 = {
+                            instancePath: instancePath + "/filter/fromDate",
+                            schemaPath: "#/properties/filter/properties/fromDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err5];
+                        }
+                        else {
+                            vErrors.push(err5);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err6 = {
+                        instancePath: instancePath + "/filter/fromDate",
+                        schemaPath: "#/properties/filter/properties/fromDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.toDate !== undefined) {
+                let data2 = data0.toDate;
+                if (typeof data2 === "string") {
+                    if (!pattern3.test(data2)) {
+                        const err7 = {
+                            instancePath: instancePath + "/filter/toDate",
+                            schemaPath: "#/properties/filter/properties/toDate/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err7];
+                        }
+                        else {
+                            vErrors.push(err7);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err8 = {
+                        instancePath: instancePath + "/filter/toDate",
+                        schemaPath: "#/properties/filter/properties/toDate/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err8];
+                    }
+                    else {
+                        vErrors.push(err8);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdFromDateTime !== undefined) {
+                let data3 = data0.createdFromDateTime;
+                if (typeof data3 === "string") {
+                    if (!(formats0.validate(data3))) {
+                        const err9 = {
+                            instancePath: instancePath + "/filter/createdFromDateTime",
+                            schemaPath: "#/properties/filter/properties/createdFromDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err10 = {
+                        instancePath: instancePath + "/filter/createdFromDateTime",
+                        schemaPath: "#/properties/filter/properties/createdFromDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.createdToDateTime !== undefined) {
+                let data4 = data0.createdToDateTime;
+                if (typeof data4 === "string") {
+                    if (!(formats0.validate(data4))) {
+                        const err11 = {
+                            instancePath: instancePath + "/filter/createdToDateTime",
+                            schemaPath: "#/properties/filter/properties/createdToDateTime/format",
+                            keyword: "format",
+                            params: { format: "date-time" },
+                            message: "must match format \"" + "date-time" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err11];
+                        }
+                        else {
+                            vErrors.push(err11);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err12 = {
+                        instancePath: instancePath + "/filter/createdToDateTime",
+                        schemaPath: "#/properties/filter/properties/createdToDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err12];
+                    }
+                    else {
+                        vErrors.push(err12);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.userIds !== undefined) {
+                let data5 = data0.userIds;
+                if (Array.isArray(data5)) {
+                    const len0 = data5.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        if (typeof data5[i0] !== "string") {
+                            const err13 = {
+                                instancePath: instancePath + "/filter/userIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/userIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err13];
+                            }
+                            else {
+                                vErrors.push(err13);
+                            }
+                            errors++;
+                        }
+                    }
+                    let i1 = data5.length;
+                    let j0;
+                    if (i1 > 1) {
+                        const indices0 = {};
+                        for (; i1--;) {
+                            let item0 = data5[i1];
+                            if (typeof item0 !== "string") {
+                                continue;
+                            }
+                            if (typeof indices0[item0] == "number") {
+                                j0 = indices0[item0];
+                                const err14 = {
+                                    instancePath: instancePath + "/filter/userIds",
+                                    schemaPath: "#/properties/filter/properties/userIds/uniqueItems",
+                                    keyword: "uniqueItems",
+                                    params: { i: i1, j: j0 },
+                                    message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err14];
+                                }
+                                else {
+                                    vErrors.push(err14);
+                                }
+                                errors++;
+                                break;
+                            }
+                            indices0[item0] = i1;
+                        }
+                    }
+                }
+                else {
+                    const err15 = {
+                        instancePath: instancePath + "/filter/userIds",
+                        schemaPath: "#/properties/filter/properties/userIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data7 = data.cursor;
+        if (typeof data7 === "string") {
+            if (func2(data7) < 1) {
+                const err17 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err19];
+    }
+    else {
+        vErrors.push(err19);
+    }
+    errors++;
+} validate21.errors = vErrors; return errors === 0; }
+export const settings_trackers__list = validate22;
+const schema23 = {
+    "$id": "settings_trackers__list",
+    "type": "object",
+    "properties": {
+        "workspaceId": {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Only the trackers of this workspace; when absent, the trackers of every workspace."
+        }
+    },
+    "additionalProperties": false
+};
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="settings_trackers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(key0 === "workspaceId")) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.workspaceId !== undefined) {
+        let data0 = data.workspaceId;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err1 = {
+                    instancePath: instancePath + "/workspaceId",
+                    schemaPath: "#/properties/workspaceId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/workspaceId",
+                schemaPath: "#/properties/workspaceId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err3];
+    }
+    else {
+        vErrors.push(err3);
+    }
+    errors++;
+} validate22.errors = vErrors; return errors === 0; }
+export const library_folders__list = validate23;
+const schema24 = {
+    "$id": "library_folders__list",
+    "type": "object",
+    "properties": {
+        "workspaceId": { "type": "string", "pattern": "^[0-9]{1,20}$", "description": "Only the folders of this workspace." }
+    },
+    "additionalProperties": false
+};
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="library_folders__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(key0 === "workspaceId")) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.workspaceId !== undefined) {
+        let data0 = data.workspaceId;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err1 = {
+                    instancePath: instancePath + "/workspaceId",
+                    schemaPath: "#/properties/workspaceId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/workspaceId",
+                schemaPath: "#/properties/workspaceId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err3];
+    }
+    else {
+        vErrors.push(err3);
+    }
+    errors++;
+} validate23.errors = vErrors; return errors === 0; }
+export const library_folder_content__list = validate24;
+const schema25 = {
+    "$id": "library_folder_content__list",
+    "type": "object",
+    "properties": {
+        "folderId": {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Gong's numeric library folder ID (up to 20 digits), the id of a library_folders record."
+        }
+    },
+    "additionalProperties": false
+};
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="library_folder_content__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(key0 === "folderId")) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.folderId !== undefined) {
+        let data0 = data.folderId;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err1 = {
+                    instancePath: instancePath + "/folderId",
+                    schemaPath: "#/properties/folderId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/folderId",
+                schemaPath: "#/properties/folderId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err3];
+    }
+    else {
+        vErrors.push(err3);
+    }
+    errors++;
+} validate24.errors = vErrors; return errors === 0; }
+export const coaching__list = validate25;
+const schema26 = {
+    "$id": "coaching__list",
+    "type": "object",
+    "properties": {
+        "workspace_id": {
+            "type": ["string", "integer"],
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Gong's numeric workspace ID (up to 20 digits), sent as workspace-id."
+        },
+        "manager_id": {
+            "type": ["string", "integer"],
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Gong's numeric user ID of the manager (up to 20 digits), sent as manager-id."
+        },
+        "from": {
+            "type": "string",
+            "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+        },
+        "to": {
+            "type": "string",
+            "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+        }
+    },
+    "required": ["workspace_id", "manager_id", "from", "to"],
+    "additionalProperties": false
+};
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="coaching__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.workspace_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "workspace_id" },
+            message: "must have required property '" + "workspace_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.manager_id === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "manager_id" },
+            message: "must have required property '" + "manager_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.from === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "from" },
+            message: "must have required property '" + "from" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.to === undefined) {
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "to" },
+            message: "must have required property '" + "to" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((key0 === "workspace_id") || (key0 === "manager_id")) || (key0 === "from")) || (key0 === "to"))) {
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.workspace_id !== undefined) {
+        let data0 = data.workspace_id;
+        if ((typeof data0 !== "string") && (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))))) {
+            const err5 = {
+                instancePath: instancePath + "/workspace_id",
+                schemaPath: "#/properties/workspace_id/type",
+                keyword: "type",
+                params: { type: schema26.properties.workspace_id.type },
+                message: "must be string,integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err6 = {
+                    instancePath: instancePath + "/workspace_id",
+                    schemaPath: "#/properties/workspace_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.manager_id !== undefined) {
+        let data1 = data.manager_id;
+        if ((typeof data1 !== "string") && (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))))) {
+            const err7 = {
+                instancePath: instancePath + "/manager_id",
+                schemaPath: "#/properties/manager_id/type",
+                keyword: "type",
+                params: { type: schema26.properties.manager_id.type },
+                message: "must be string,integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+        if (typeof data1 === "string") {
+            if (!pattern0.test(data1)) {
+                const err8 = {
+                    instancePath: instancePath + "/manager_id",
+                    schemaPath: "#/properties/manager_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.from !== undefined) {
+        if (typeof data.from !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.to !== undefined) {
+        if (typeof data.to !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err11];
+    }
+    else {
+        vErrors.push(err11);
+    }
+    errors++;
+} validate25.errors = vErrors; return errors === 0; }
