@@ -199,8 +199,16 @@ export class Connector {
     const action = this.action(entityName, actionName);
     const validator = own(this.validators, validatorName(entityName, actionName));
     if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
-    const { params, keepAtMost, limitProblem } = prepareParams(action, this.withConfigParams(entityName, actionName, input));
+    const { params, keepAtMost, limitProblem, aliasConflicts } = prepareParams(action, this.withConfigParams(entityName, actionName, input));
     const issues: ErrorIssue[] = [];
+    for (const { param, names } of aliasConflicts ?? []) {
+      issues.push({
+        field: names[1] as string,
+        rule: 'alias_conflict',
+        message: `${names.join(' and ')} name the same param (${param}) of ${entityName}.${actionName}; give it once`,
+        limit: names,
+      });
+    }
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
     if (limitProblem !== undefined) issues.push({ field: UNIVERSAL_LIMIT, rule: 'type', message: limitProblem, limit: 'positive integer' });
     if (action.atLeastOneOf && action.atLeastOneOf.every((name) => params[name] === undefined)) {

@@ -7,6 +7,7 @@
  *   size) gets `limit` applied by cutting the returned page to that many records.
  * - Scalar values as text, as clients that type every id as a string send them: a string of digits for
  *   an integer param, a decimal string for a number param, "true"/"false" for a boolean param.
+ * - A param under one of its aliases (the manifest's `aliases`, e.g. the name Airbyte's clients send).
  */
 import type { ActionDefinition, JsonObject, ParamDefinition } from './definition.js';
 
@@ -82,28 +83,68 @@ function fromText(value: unknown, schema: JsonObject): unknown {
 export function prepareParams(
   action: ActionDefinition,
   params: Record<string, unknown>,
-): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string } {
+): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string; aliasConflicts?: AliasConflict[] } {
+  const { params: named, conflicts } = underParamNames(action, params);
+  const aliasConflicts = conflicts.length > 0 ? { aliasConflicts: conflicts } : {};
   const prepared: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(params)) {
+  for (const [name, value] of Object.entries(named)) {
     const param = Object.hasOwn(action.params, name) ? action.params[name] : undefined;
     prepared[name] = param ? fromText(value, param.schema) : value;
   }
   const plan = limitPlan(action);
   if (plan === undefined || prepared[UNIVERSAL_LIMIT] === undefined || prepared[UNIVERSAL_LIMIT] === null) {
     if (plan !== undefined && prepared[UNIVERSAL_LIMIT] === null) delete prepared[UNIVERSAL_LIMIT];
-    return { params: prepared };
+    return { params: prepared, ...aliasConflicts };
   }
   const limit = fromText(prepared[UNIVERSAL_LIMIT], { type: 'integer' });
   delete prepared[UNIVERSAL_LIMIT];
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-    return { params: prepared, limitProblem: `limit must be a positive integer (the most records to return), not ${JSON.stringify(limit)}` };
+    return { params: prepared, limitProblem: `limit must be a positive integer (the most records to return), not ${JSON.stringify(limit)}`, ...aliasConflicts };
   }
-  if (plan.param === undefined) return { params: prepared, keepAtMost: limit };
+  if (plan.param === undefined) return { params: prepared, keepAtMost: limit, ...aliasConflicts };
   // The action's own page-size param, when given too, wins.
-  if (prepared[plan.param] !== undefined) return { params: prepared };
+  if (prepared[plan.param] !== undefined) return { params: prepared, ...aliasConflicts };
   const size = Math.max(plan.minimum ?? 1, Math.min(plan.maximum ?? limit, limit));
   prepared[plan.param] = size;
-  return { params: prepared, ...(size > limit && { keepAtMost: limit }) };
+  return { params: prepared, ...(size > limit && { keepAtMost: limit }), ...aliasConflicts };
+}
+
+/** A param given under two of its names (its own and an alias, or two aliases). */
+export interface AliasConflict {
+  param: string;
+  names: string[];
+}
+
+const ALIASES = new WeakMap<ActionDefinition, Map<string, string>>();
+
+/** Each alias of the action's params, mapped to its param's name. */
+function aliasesOf(action: ActionDefinition): Map<string, string> {
+  let aliases = ALIASES.get(action);
+  if (aliases === undefined) {
+    aliases = new Map();
+    for (const [name, param] of Object.entries(action.params)) for (const alias of param.aliases ?? []) aliases.set(alias, name);
+    ALIASES.set(action, aliases);
+  }
+  return aliases;
+}
+
+/** The params with those given under an alias moved to their param's name (null counts as not given). */
+function underParamNames(action: ActionDefinition, params: Record<string, unknown>): { params: Record<string, unknown>; conflicts: AliasConflict[] } {
+  const aliases = aliasesOf(action);
+  if (aliases.size === 0) return { params, conflicts: [] };
+  const named: Record<string, unknown> = {};
+  const givenAs = new Map<string, string[]>();
+  for (const [name, value] of Object.entries(params)) {
+    const param = Object.hasOwn(action.params, name) ? name : (aliases.get(name) ?? name);
+    if (value === null || value === undefined) {
+      if (!Object.hasOwn(named, param)) named[param] = value;
+      continue;
+    }
+    givenAs.set(param, [...(givenAs.get(param) ?? []), name]);
+    named[param] = value;
+  }
+  const conflicts = [...givenAs].filter(([, names]) => names.length > 1).map(([param, names]) => ({ param, names }));
+  return { params: named, conflicts };
 }
 
 /** One sentence for docs and inspect: what the universal limit does for an action. */

@@ -53,7 +53,9 @@ function actionMarkdown(entity: string, name: string, action: ActionDefinition, 
     type: typeLabel(p.schema),
     required: p.required ? 'yes' : 'no',
     limits: limitsOf(p.schema),
-    description: p.description ?? p.schema.description ?? '',
+    description: [p.description ?? p.schema.description ?? '', p.aliases ? `Also accepted as ${p.aliases.map((alias) => `\`${alias}\``).join(', ')}.` : '']
+      .filter((part) => part !== '')
+      .join(' '),
   }));
   const limit = limitPlan(action);
   if (limit !== undefined) params.push({ name: UNIVERSAL_LIMIT, type: 'integer', required: 'no', limits: 'minimum 1', description: limitDescription(limit) });

@@ -650,6 +650,13 @@ export interface Param {
    */
   wire?: string;
   /**
+   * Other names callers may give the param under, e.g. the name Airbyte's clients send (Jira's commentId
+   * for a comment's id). A value given under an alias is the param's; giving the param under two of its
+   * names is refused. An alias may not be the name or alias of another param of the action (rule
+   * `param-aliases`).
+   */
+  aliases?: Array<string>;
+  /**
    * Send schema.default when the caller omits the param (otherwise a default is documentation of the
    * vendor's own default).
    * @default false

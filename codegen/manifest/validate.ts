@@ -657,6 +657,24 @@ function checkAction(
       report([...at, 'params', name], 'body-with-graphql', 'a graphql action sends params as variables, not body', true);
     if (param.send_default && param.schema.default === undefined) report([...at, 'params', name], 'send-default', 'send_default needs schema.default', true);
   }
+  const namedBy = new Map<string, string>(Object.keys(params).map((name) => [name, name]));
+  for (const [name, param] of Object.entries(params)) {
+    for (const [index, alias] of (param.aliases ?? []).entries()) {
+      const holder = namedBy.get(alias);
+      if (holder !== undefined) {
+        const what = holder === alias ? `the param "${alias}"` : `an alias of "${holder}"`;
+        report(
+          [...at, 'params', name, 'aliases', String(index)],
+          'param-aliases',
+          holder === name
+            ? `"${alias}" is already the name of this param`
+            : `alias "${alias}" of "${name}" is already ${what}: a caller's value could not say which param it is`,
+          true,
+        );
+      }
+      namedBy.set(alias, name);
+    }
+  }
   if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
   const result = action.result ?? derivedDefaults.result(actionName);
   if (result === 'one' && action.record_item_path !== undefined)

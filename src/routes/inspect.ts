@@ -18,6 +18,7 @@ const paramSchema = {
     default: anyJson,
     limits: { ...freeObject, description: 'minimum, maximum, minLength, maxLength, pattern, maxItems... as declared.' },
     schema: { ...freeObject, description: "The param's full JSON Schema." },
+    aliases: { type: 'array', items: { type: 'string' }, description: "Other names the param is accepted under (e.g. the name Airbyte's clients send)." },
   },
 } as const;
 

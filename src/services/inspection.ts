@@ -59,6 +59,8 @@ export interface ParamCatalog {
   limits: Record<string, JsonValue>;
   /** The param's full JSON Schema (items, properties...). */
   schema: JsonObject;
+  /** Other names the param is accepted under (e.g. the name Airbyte's clients send). */
+  aliases?: string[];
 }
 
 export interface ActionCatalog {
@@ -133,6 +135,7 @@ function paramCatalog(name: string, param: ParamDefinition): ParamCatalog {
     description,
     ...(Array.isArray(schema.enum) && { enum: schema.enum }),
     ...(schema.default !== undefined && { default: schema.default }),
+    ...(param.aliases !== undefined && { aliases: param.aliases }),
     limits,
     schema,
   };

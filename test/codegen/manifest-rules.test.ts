@@ -113,6 +113,12 @@ const examples: Record<string, Record<string, string>> = {
       '          cursor: { in: query, send_default: true, schema: { type: string } }',
     )(VALID),
   },
+  'param-aliases': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, aliases: [after], schema: { type: string } }\n          after: { in: query, schema: { type: string } }',
+    )(VALID),
+  },
   'graphql-method': {
     'acme.yaml': swap(GET, '      api_search:\n        method: GET\n        path: /graphql\n        graphql: { document: "query { a }" }\n' + GET)(VALID),
   },

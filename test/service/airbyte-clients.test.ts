@@ -147,6 +147,30 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
     expect(typo.body.errors).toEqual([expect.objectContaining({ field: 'limt', error_code: 'unknown' })]);
   });
 
+  it("executes with a param under the name Airbyte's clients send (Jira's commentId), and refuses it given twice", async () => {
+    const jira = await tenant.api.post<ConnectorBody>(CREATE, {
+      workspace_name: 'default',
+      connector_type: 'jira',
+      name: 'Jira comments',
+      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-0002' },
+      replication_config: { subdomain: 'acme' },
+    });
+    expect(jira.status, JSON.stringify(jira.body)).toBe(200);
+    nock('https://acme.atlassian.net')
+      .matchHeader('authorization', `Basic ${Buffer.from('ana@acme.com:jira-secret-0002').toString('base64')}`)
+      .get('/rest/api/3/issue/ABC-1/comment/10010')
+      .reply(200, { id: '10010' });
+    const execute = (params: Rec) =>
+      tenant.api.post<{ result: unknown } & ErrorBody>(`${CONNECTORS}/${jira.body.id}/execute`, { entity: 'issue_comments', action: 'get', params });
+
+    const read = await execute({ issueIdOrKey: 'ABC-1', commentId: '10010' });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.result).toEqual({ id: '10010' });
+    const twice = await execute({ issueIdOrKey: 'ABC-1', id: '10010', commentId: '10011' });
+    expect(twice.status).toBe(400);
+    expect(twice.body.errors).toEqual([expect.objectContaining({ field: 'commentId', error_code: 'alias_conflict' })]);
+  });
+
   it('inspect describes the universal limit of each list', async () => {
     const inspect = await tenant.api.get<{ entities: Array<{ name: string; actions: Array<{ name: string; limit?: Rec }> }> }>(
       `${CONNECTORS}/${harvest}/inspect`,

@@ -18,6 +18,7 @@ interface Param {
   default?: unknown;
   limits: Rec;
   schema: Rec;
+  aliases?: string[];
 }
 interface Action {
   name: string;
@@ -182,6 +183,9 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
     expect(param(action(issues, 'get'), 'issueIdOrKey')).toMatchObject({ location: 'path', required: true, limits: { minLength: 1 } });
     expect(action(issues, 'create')).toMatchObject({ idempotent: false, destructive: false });
     expect(action(issues, 'delete')).toMatchObject({ idempotent: true, destructive: true });
+    // The other names a param is accepted under, as Airbyte's clients send them.
+    expect(param(action(entity(body, 'issue_comments'), 'get'), 'id').aliases).toEqual(['commentId']);
+    expect(param(action(issues, 'get'), 'issueIdOrKey')).not.toHaveProperty('aliases');
     const enums = body.entities.flatMap((e) => e.actions.flatMap((x) => x.params.filter((p) => p.enum !== undefined)));
     for (const p of enums) expect(p.enum).toEqual(p.schema.enum);
 

@@ -1882,6 +1882,9 @@ export const definition: ConnectorDefinition = {
               "required": true,
               "description": "Gong's numeric workspace ID (up to 20 digits), sent as workspace-id.",
               "wire": "workspace-id",
+              "aliases": [
+                "workspace-id"
+              ],
               "sendDefault": false
             },
             "manager_id": {
@@ -1896,6 +1899,9 @@ export const definition: ConnectorDefinition = {
               "required": true,
               "description": "Gong's numeric user ID of the manager (up to 20 digits), sent as manager-id.",
               "wire": "manager-id",
+              "aliases": [
+                "manager-id"
+              ],
               "sendDefault": false
             },
             "from": {

@@ -1803,6 +1803,9 @@ export const definition: ConnectorDefinition = {
                 "description": "Comment id."
               },
               "required": true,
+              "aliases": [
+                "commentId"
+              ],
               "sendDefault": false,
               "wire": "id"
             }
@@ -1951,6 +1954,9 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
+              "aliases": [
+                "commentId"
+              ],
               "sendDefault": false,
               "wire": "id"
             },
@@ -2093,6 +2099,9 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
+              "aliases": [
+                "commentId"
+              ],
               "sendDefault": false,
               "wire": "id"
             }
@@ -2299,6 +2308,9 @@ export const definition: ConnectorDefinition = {
                 "description": "Worklog id."
               },
               "required": true,
+              "aliases": [
+                "worklogId"
+              ],
               "sendDefault": false,
               "wire": "id"
             }
@@ -2531,6 +2543,9 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
+              "aliases": [
+                "worklogId"
+              ],
               "sendDefault": false,
               "wire": "id"
             },
@@ -2725,6 +2740,9 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
+              "aliases": [
+                "worklogId"
+              ],
               "sendDefault": false,
               "wire": "id"
             },

@@ -695,6 +695,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             },
@@ -827,6 +830,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             },
@@ -1045,6 +1051,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             },
@@ -1116,6 +1125,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             },
@@ -1266,6 +1278,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             }
@@ -1291,6 +1306,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
               "sendDefault": false,
               "wire": "issue_id"
             },
