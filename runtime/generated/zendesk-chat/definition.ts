@@ -503,7 +503,7 @@ export const definition: ConnectorDefinition = {
     },
     "bans": {
       "name": "bans",
-      "description": "Visitor bans (by IP address or by visitor). Only get: the list endpoint answers with two separate arrays (ip_address and visitor), which this connector format cannot merge into one record list yet.",
+      "description": "Visitor bans, of an IP address or of a visitor (type, reason, when created).",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -554,6 +554,46 @@ export const definition: ConnectorDefinition = {
         "semantic": []
       },
       "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the account's bans (GET /api/v2/chat/bans): the IP address bans, then the visitor bans, each in id order. Page forward with since_id (inclusive: the highest id returned plus 1) and limit.",
+          "method": "GET",
+          "path": "/bans",
+          "params": {
+            "limit": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000,
+                "description": "Number of bans to return (Zendesk's default 10, at most 1000)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
+            },
+            "since_id": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Return bans whose id is greater than or equal to this id."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "since_id"
+            }
+          },
+          "guards": [],
+          "recordsPath": [
+            "ip_address",
+            "visitor"
+          ],
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
         "get": {
           "name": "get",
           "description": "Show one ban (GET /api/v2/chat/bans/{ban_id}).",

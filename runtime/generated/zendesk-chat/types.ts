@@ -74,7 +74,7 @@ export interface ZendeskChatAgentTimelineListPagination {
   count: PaginationValue;
 }
 
-/** Visitor bans (by IP address or by visitor). Only get: the list endpoint answers with two separate arrays (ip_address and visitor), which this connector format cannot merge into one record list yet. */
+/** Visitor bans, of an IP address or of a visitor (type, reason, when created). */
 export interface ZendeskChatBansRecord {
   [field: string]: unknown;
   id: number;
@@ -84,6 +84,14 @@ export interface ZendeskChatBansRecord {
   visitor_name: string | null;
   reason: string | null;
   created_at: string | null;
+}
+
+/** List the account's bans (GET /api/v2/chat/bans): the IP address bans, then the visitor bans, each in id order. Page forward with since_id (inclusive: the highest id returned plus 1) and limit. */
+export interface ZendeskChatBansListParams {
+  /** Number of bans to return (Zendesk's default 10, at most 1000). */
+  limit?: number;
+  /** Return bans whose id is greater than or equal to this id. */
+  since_id?: number;
 }
 
 /** Show one ban (GET /api/v2/chat/bans/{ban_id}). */
@@ -292,6 +300,7 @@ export type ZendeskChatOperations = {
     list: { params: ZendeskChatAgentTimelineListParams; data: ZendeskChatAgentTimelineRecord[]; pagination: ZendeskChatAgentTimelineListPagination };
   };
   bans: {
+    list: { params: ZendeskChatBansListParams; data: ZendeskChatBansRecord[]; pagination: never };
     get: { params: ZendeskChatBansGetParams; data: ZendeskChatBansRecord; pagination: never };
   };
   chats: {
@@ -352,6 +361,7 @@ export type ZendeskChatFacade = {
     list(params?: ZendeskChatAgentTimelineListParams): Promise<ExecuteResult<ZendeskChatAgentTimelineRecord[], ZendeskChatAgentTimelineListPagination>>;
   };
   bans: {
+    list(params?: ZendeskChatBansListParams): Promise<ExecuteResult<ZendeskChatBansRecord[], never>>;
     get(params: ZendeskChatBansGetParams): Promise<ExecuteResult<ZendeskChatBansRecord, never>>;
   };
   chats: {
@@ -399,6 +409,7 @@ export const zendeskChatFacade = (connector: Connector): ZendeskChatFacade => ({
     list: (params = {}) => connector.execute<ZendeskChatAgentTimelineRecord[], ZendeskChatAgentTimelineListPagination>("agent_timeline", "list", { ...params }),
   },
   bans: {
+    list: (params = {}) => connector.execute<ZendeskChatBansRecord[], never>("bans", "list", { ...params }),
     get: (params) => connector.execute<ZendeskChatBansRecord, never>("bans", "get", { ...params }),
   },
   chats: {

@@ -424,15 +424,154 @@ else {
     }
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
-export const bans__get = validate14;
+export const bans__list = validate14;
 const schema15 = {
+    "$id": "bans__list",
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Number of bans to return (Zendesk's default 10, at most 1000)."
+        },
+        "since_id": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Return bans whose id is greater than or equal to this id."
+        }
+    },
+    "additionalProperties": false
+};
+function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="bans__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!((key0 === "limit") || (key0 === "since_id"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.limit !== undefined) {
+        let data0 = data.limit;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 > 1000 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0 < 1 || isNaN(data0)) {
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.since_id !== undefined) {
+        let data1 = data.since_id;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err4 = {
+                instancePath: instancePath + "/since_id",
+                schemaPath: "#/properties/since_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 < 0 || isNaN(data1)) {
+                const err5 = {
+                    instancePath: instancePath + "/since_id",
+                    schemaPath: "#/properties/since_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+    }
+}
+else {
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err6];
+    }
+    else {
+        vErrors.push(err6);
+    }
+    errors++;
+} validate14.errors = vErrors; return errors === 0; }
+export const bans__get = validate15;
+const schema16 = {
     "$id": "bans__get",
     "type": "object",
     "properties": { "ban_id": { "type": "integer", "minimum": 1 } },
     "required": ["ban_id"],
     "additionalProperties": false
 };
-function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="bans__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="bans__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ban_id === undefined) {
         const err0 = {
             instancePath,
@@ -514,9 +653,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate14.errors = vErrors; return errors === 0; }
-export const chats__list = validate15;
-const schema16 = {
+} validate15.errors = vErrors; return errors === 0; }
+export const chats__list = validate16;
+const schema17 = {
     "$id": "chats__list",
     "type": "object",
     "properties": {
@@ -543,7 +682,7 @@ const schema16 = {
     },
     "additionalProperties": false
 };
-function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "start_time") || (key0 === "limit")) || (key0 === "fields")) || (key0 === "start_id"))) {
             const err0 = {
@@ -698,9 +837,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate15.errors = vErrors; return errors === 0; }
-export const chats__get = validate16;
-const schema17 = {
+} validate16.errors = vErrors; return errors === 0; }
+export const chats__get = validate17;
+const schema18 = {
     "$id": "chats__get",
     "type": "object",
     "properties": {
@@ -710,7 +849,7 @@ const schema17 = {
     "additionalProperties": false
 };
 const func2 = require("ajv/dist/runtime/ucs2length").default;
-function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.chat_id === undefined) {
         const err0 = {
             instancePath,
@@ -792,10 +931,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate16.errors = vErrors; return errors === 0; }
-export const departments__list = validate17;
-const schema18 = { "$id": "departments__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate17.errors = vErrors; return errors === 0; }
+export const departments__list = validate18;
+const schema19 = { "$id": "departments__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -822,16 +961,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate17.errors = vErrors; return errors === 0; }
-export const departments__get = validate18;
-const schema19 = {
+} validate18.errors = vErrors; return errors === 0; }
+export const departments__get = validate19;
+const schema20 = {
     "$id": "departments__get",
     "type": "object",
     "properties": { "department_id": { "type": "integer", "minimum": 1 } },
     "required": ["department_id"],
     "additionalProperties": false
 };
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.department_id === undefined) {
         const err0 = {
             instancePath,
@@ -913,10 +1052,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const goals__list = validate19;
-const schema20 = { "$id": "goals__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate19.errors = vErrors; return errors === 0; }
+export const goals__list = validate20;
+const schema21 = { "$id": "goals__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -943,16 +1082,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const goals__get = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const goals__get = validate21;
+const schema22 = {
     "$id": "goals__get",
     "type": "object",
     "properties": { "goal_id": { "type": "integer", "minimum": 1 } },
     "required": ["goal_id"],
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.goal_id === undefined) {
         const err0 = {
             instancePath,
@@ -1034,10 +1173,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const roles__list = validate21;
-const schema22 = { "$id": "roles__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate21.errors = vErrors; return errors === 0; }
+export const roles__list = validate22;
+const schema23 = { "$id": "roles__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1064,16 +1203,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const roles__get = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const roles__get = validate23;
+const schema24 = {
     "$id": "roles__get",
     "type": "object",
     "properties": { "role_id": { "type": "integer", "minimum": 1 } },
     "required": ["role_id"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.role_id === undefined) {
         const err0 = {
             instancePath,
@@ -1155,40 +1294,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const routing_settings__get = validate23;
-const schema24 = { "$id": "routing_settings__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="routing_settings__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    for (const key0 in data) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/additionalProperties",
-            keyword: "additionalProperties",
-            params: { additionalProperty: key0 },
-            message: "must NOT have additional properties"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-}
-else {
-    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err1];
-    }
-    else {
-        vErrors.push(err1);
-    }
-    errors++;
 } validate23.errors = vErrors; return errors === 0; }
-export const shortcuts__list = validate24;
-const schema25 = { "$id": "shortcuts__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+export const routing_settings__get = validate24;
+const schema25 = { "$id": "routing_settings__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="routing_settings__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1216,8 +1325,38 @@ else {
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
-export const shortcuts__get = validate25;
-const schema26 = {
+export const shortcuts__list = validate25;
+const schema26 = { "$id": "shortcuts__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate25.errors = vErrors; return errors === 0; }
+export const shortcuts__get = validate26;
+const schema27 = {
     "$id": "shortcuts__get",
     "type": "object",
     "properties": {
@@ -1232,7 +1371,7 @@ const schema26 = {
     "additionalProperties": false
 };
 const pattern0 = new RegExp("^[^/\\\\$]+$", "u");
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.shortcut_id === undefined) {
         const err0 = {
             instancePath,
@@ -1330,10 +1469,10 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const skills__list = validate26;
-const schema27 = { "$id": "skills__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate26.errors = vErrors; return errors === 0; }
+export const skills__list = validate27;
+const schema28 = { "$id": "skills__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1360,16 +1499,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const skills__get = validate27;
-const schema28 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const skills__get = validate28;
+const schema29 = {
     "$id": "skills__get",
     "type": "object",
     "properties": { "skill_id": { "type": "integer", "minimum": 1 } },
     "required": ["skill_id"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.skill_id === undefined) {
         const err0 = {
             instancePath,
@@ -1451,10 +1590,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const triggers__list = validate28;
-const schema29 = { "$id": "triggers__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="triggers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate28.errors = vErrors; return errors === 0; }
+export const triggers__list = validate29;
+const schema30 = { "$id": "triggers__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="triggers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1481,4 +1620,4 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
+} validate29.errors = vErrors; return errors === 0; }
