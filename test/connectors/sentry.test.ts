@@ -316,6 +316,8 @@ const GETS: Array<[string, string, Rec, string, Record<string, string>, Rec]> = 
   ['organizations', 'get', { organization_slug: ORG, detailed: '0' }, `/organizations/${ORG}/`, { detailed: '0' }, organizationDetail],
   ['projects', 'get', { organization_slug: ORG, project_slug: 'pump-station' }, `/projects/${ORG}/pump-station/`, {}, projectDetail],
   ['projects', 'project_detail', { organization_slug: ORG, project_slug: 'pump-station' }, `/projects/${ORG}/pump-station/`, {}, projectDetail],
+  // Airbyte's clients call the same read as the entity project_detail.
+  ['project_detail', 'get', { organization_slug: ORG, project_slug: 'pump-station' }, `/projects/${ORG}/pump-station/`, {}, projectDetail],
   ['issues', 'get', { organization_slug: ORG, issue_id: '1' }, `/organizations/${ORG}/issues/1/`, {}, issueDetail],
   [
     'issue_events',

@@ -941,6 +941,372 @@ export const definition: ConnectorDefinition = {
         }
       }
     },
+    "project_detail": {
+      "name": "project_detail",
+      "description": "A project's full detail as an entity of its own, for clients that call project_detail.get (Airbyte's connector names it so): the same read as projects.project_detail.",
+      "record": {
+        "singleton": false,
+        "idField": "id",
+        "fields": {
+          "id": {
+            "type": "string"
+          },
+          "slug": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "platform": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "dateCreated": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "isBookmarked": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "isMember": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasAccess": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "features": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "firstEvent": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "firstTransactionEvent": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "access": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "hasMinifiedStackTrace": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasMonitors": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasProfiles": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasReplays": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasFeedbacks": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasNewFeedbacks": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasSessions": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "hasCustomMetrics": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "isInternal": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "isPublic": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "avatar": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "color": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "environments": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "latestDeploys": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "latestRelease": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "team": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "teams": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "organization": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "options": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "plugins": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "platforms": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "processingIssues": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "defaultEnvironment": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subjectPrefix": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "subjectTemplate": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "digestsMinDelay": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "digestsMaxDelay": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "resolveAge": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "allowedDomains": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "scrapeJavaScript": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "verifySSL": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "dataScrubber": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "dataScrubberDefaults": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "safeFields": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "sensitiveFields": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "scrubIPAddresses": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "storeCrashReports": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "groupingConfig": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "fingerprintingRules": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "groupingEnhancements": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "get": {
+          "name": "get",
+          "description": "The full detail of a project (GET /api/0/projects/{organization_slug}/{project_slug}/), the fields the listing omits included.",
+          "method": "GET",
+          "path": "/projects/{organization_slug}/{project_slug}/",
+          "params": {
+            "organization_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the organization (organizations list gives slug).",
+              "sendDefault": false,
+              "wire": "organization_slug"
+            },
+            "project_slug": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID or slug of the project (projects list gives slug).",
+              "sendDefault": false,
+              "wire": "project_slug"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        }
+      }
+    },
     "issues": {
       "name": "issues",
       "description": "Issues (groups of similar events) of a project, with status, level, counts and assignee.",

@@ -137,6 +137,72 @@ export interface SentryProjectsProjectDetailParams {
   project_slug: string;
 }
 
+/** A project's full detail as an entity of its own, for clients that call project_detail.get (Airbyte's connector names it so): the same read as projects.project_detail. */
+export interface SentryProjectDetailRecord {
+  [field: string]: unknown;
+  id: string;
+  slug: string | null;
+  name: string | null;
+  platform: string | null;
+  dateCreated: string | null;
+  isBookmarked: boolean | null;
+  isMember: boolean | null;
+  hasAccess: boolean | null;
+  features: Array<unknown> | null;
+  firstEvent: string | null;
+  firstTransactionEvent: boolean | null;
+  access: Array<unknown> | null;
+  hasMinifiedStackTrace: boolean | null;
+  hasMonitors: boolean | null;
+  hasProfiles: boolean | null;
+  hasReplays: boolean | null;
+  hasFeedbacks: boolean | null;
+  hasNewFeedbacks: boolean | null;
+  hasSessions: boolean | null;
+  hasCustomMetrics: boolean | null;
+  isInternal: boolean | null;
+  isPublic: boolean | null;
+  avatar: Record<string, unknown> | null;
+  color: string | null;
+  status: string | null;
+  environments: Array<unknown> | null;
+  latestDeploys: Record<string, unknown> | null;
+  latestRelease: Record<string, unknown> | null;
+  team: Record<string, unknown> | null;
+  teams: Array<unknown> | null;
+  organization: Record<string, unknown> | null;
+  options: Record<string, unknown> | null;
+  plugins: Array<unknown> | null;
+  platforms: Array<unknown> | null;
+  processingIssues: number | null;
+  defaultEnvironment: string | null;
+  subjectPrefix: string | null;
+  subjectTemplate: string | null;
+  digestsMinDelay: number | null;
+  digestsMaxDelay: number | null;
+  resolveAge: number | null;
+  allowedDomains: Array<unknown> | null;
+  scrapeJavaScript: boolean | null;
+  verifySSL: boolean | null;
+  dataScrubber: boolean | null;
+  dataScrubberDefaults: boolean | null;
+  safeFields: Array<unknown> | null;
+  sensitiveFields: Array<unknown> | null;
+  scrubIPAddresses: boolean | null;
+  storeCrashReports: number | null;
+  groupingConfig: string | null;
+  fingerprintingRules: string | null;
+  groupingEnhancements: string | null;
+}
+
+/** The full detail of a project (GET /api/0/projects/{organization_slug}/{project_slug}/), the fields the listing omits included. */
+export interface SentryProjectDetailGetParams {
+  /** ID or slug of the organization (organizations list gives slug). */
+  organization_slug: string;
+  /** ID or slug of the project (projects list gives slug). */
+  project_slug: string;
+}
+
 /** Issues (groups of similar events) of a project, with status, level, counts and assignee. */
 export interface SentryIssuesRecord {
   [field: string]: unknown;
@@ -464,6 +530,9 @@ export type SentryOperations = {
     get: { params: SentryProjectsGetParams; data: SentryProjectsRecord; pagination: never };
     project_detail: { params: SentryProjectsProjectDetailParams; data: Record<string, unknown>; pagination: never };
   };
+  project_detail: {
+    get: { params: SentryProjectDetailGetParams; data: SentryProjectDetailRecord; pagination: never };
+  };
   issues: {
     list: { params: SentryIssuesListParams; data: SentryIssuesRecord[]; pagination: SentryIssuesListPagination };
     get: { params: SentryIssuesGetParams; data: SentryIssuesRecord; pagination: never };
@@ -489,6 +558,7 @@ export type SentryOperations = {
 export type SentryRecords = {
   organizations: SentryOrganizationsRecord;
   projects: SentryProjectsRecord;
+  project_detail: SentryProjectDetailRecord;
   issues: SentryIssuesRecord;
   issue_events: SentryIssueEventsRecord;
   events: SentryEventsRecord;
@@ -504,6 +574,9 @@ export type SentryFacade = {
     list(params: SentryProjectsListParams): Promise<ExecuteResult<SentryProjectsRecord[], SentryProjectsListPagination>>;
     get(params: SentryProjectsGetParams): Promise<ExecuteResult<SentryProjectsRecord, never>>;
     projectDetail(params: SentryProjectsProjectDetailParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+  };
+  project_detail: {
+    get(params: SentryProjectDetailGetParams): Promise<ExecuteResult<SentryProjectDetailRecord, never>>;
   };
   issues: {
     list(params: SentryIssuesListParams): Promise<ExecuteResult<SentryIssuesRecord[], SentryIssuesListPagination>>;
@@ -537,6 +610,9 @@ export const sentryFacade = (connector: Connector): SentryFacade => ({
     list: (params) => connector.execute<SentryProjectsRecord[], SentryProjectsListPagination>("projects", "list", { ...params }),
     get: (params) => connector.execute<SentryProjectsRecord, never>("projects", "get", { ...params }),
     projectDetail: (params) => connector.execute<Record<string, unknown>, never>("projects", "project_detail", { ...params }),
+  },
+  project_detail: {
+    get: (params) => connector.execute<SentryProjectDetailRecord, never>("project_detail", "get", { ...params }),
   },
   issues: {
     list: (params) => connector.execute<SentryIssuesRecord[], SentryIssuesListPagination>("issues", "list", { ...params }),

@@ -746,8 +746,163 @@ else {
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
-export const issues__list = validate15;
+export const project_detail__get = validate15;
 const schema16 = {
+    "$id": "project_detail__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        }
+    },
+    "required": ["organization_slug", "project_slug"],
+    "additionalProperties": false
+};
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="project_detail__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.organization_slug === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.project_slug === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "organization_slug") || (key0 === "project_slug"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.organization_slug !== undefined) {
+        let data0 = data.organization_slug;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.project_slug !== undefined) {
+        let data1 = data.project_slug;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate15.errors = vErrors; return errors === 0; }
+export const issues__list = validate16;
+const schema17 = {
     "$id": "issues__list",
     "type": "object",
     "properties": {
@@ -786,7 +941,7 @@ const schema16 = {
     "required": ["organization_slug", "project_slug"],
     "additionalProperties": false
 };
-function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -952,7 +1107,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/statsPeriod",
                 schemaPath: "#/properties/statsPeriod/enum",
                 keyword: "enum",
-                params: { allowedValues: schema16.properties.statsPeriod.enum },
+                params: { allowedValues: schema17.properties.statsPeriod.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -987,7 +1142,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/shortIdLookup",
                 schemaPath: "#/properties/shortIdLookup/enum",
                 keyword: "enum",
-                params: { allowedValues: schema16.properties.shortIdLookup.enum },
+                params: { allowedValues: schema17.properties.shortIdLookup.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1046,9 +1201,9 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate15.errors = vErrors; return errors === 0; }
-export const issues__get = validate16;
-const schema17 = {
+} validate16.errors = vErrors; return errors === 0; }
+export const issues__get = validate17;
+const schema18 = {
     "$id": "issues__get",
     "type": "object",
     "properties": {
@@ -1067,7 +1222,7 @@ const schema17 = {
     "additionalProperties": false
 };
 const pattern0 = new RegExp("^[0-9]+$", "u");
-function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -1202,9 +1357,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate16.errors = vErrors; return errors === 0; }
-export const issue_events__list = validate17;
-const schema18 = {
+} validate17.errors = vErrors; return errors === 0; }
+export const issue_events__list = validate18;
+const schema19 = {
     "$id": "issue_events__list",
     "type": "object",
     "properties": {
@@ -1245,9 +1400,9 @@ const schema18 = {
     "required": ["organization_slug", "issue_id"],
     "additionalProperties": false
 };
-const func14 = Object.prototype.hasOwnProperty;
+const func16 = Object.prototype.hasOwnProperty;
 const pattern2 = new RegExp("^[0-9]+[smhdw]$", "u");
-function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -1281,7 +1436,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func14.call(schema18.properties, key0))) {
+        if (!(func16.call(schema19.properties, key0))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1586,9 +1741,9 @@ else {
         vErrors.push(err18);
     }
     errors++;
-} validate17.errors = vErrors; return errors === 0; }
-export const issue_events__get = validate18;
-const schema19 = {
+} validate18.errors = vErrors; return errors === 0; }
+export const issue_events__get = validate19;
+const schema20 = {
     "$id": "issue_events__get",
     "type": "object",
     "properties": {
@@ -1617,7 +1772,7 @@ const schema19 = {
     "additionalProperties": false
 };
 const pattern4 = new RegExp("^([0-9a-fA-F]{32}|latest|oldest|recommended)$", "u");
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -1845,9 +2000,9 @@ else {
         vErrors.push(err12);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const events__list = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const events__list = validate20;
+const schema21 = {
     "$id": "events__list",
     "type": "object",
     "properties": {
@@ -1882,7 +2037,7 @@ const schema20 = {
     "required": ["organization_slug", "project_slug"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2163,9 +2318,9 @@ else {
         vErrors.push(err15);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const events__get = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const events__get = validate21;
+const schema22 = {
     "$id": "events__get",
     "type": "object",
     "properties": {
@@ -2189,7 +2344,7 @@ const schema21 = {
     "additionalProperties": false
 };
 const pattern6 = new RegExp("^[0-9a-fA-F]{32}$", "u");
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2377,9 +2532,9 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const releases__list = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const releases__list = validate22;
+const schema23 = {
     "$id": "releases__list",
     "type": "object",
     "properties": {
@@ -2398,7 +2553,7 @@ const schema22 = {
     "required": ["organization_slug"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2535,9 +2690,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const releases__get = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const releases__get = validate23;
+const schema24 = {
     "$id": "releases__get",
     "type": "object",
     "properties": {
@@ -2555,7 +2710,7 @@ const schema23 = {
     "required": ["organization_slug", "version"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2690,9 +2845,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const teams__list = validate23;
-const schema24 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const teams__list = validate24;
+const schema25 = {
     "$id": "teams__list",
     "type": "object",
     "properties": {
@@ -2711,7 +2866,7 @@ const schema24 = {
     "required": ["organization_slug"],
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -2806,7 +2961,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/detailed",
                 schemaPath: "#/properties/detailed/enum",
                 keyword: "enum",
-                params: { allowedValues: schema24.properties.detailed.enum },
+                params: { allowedValues: schema25.properties.detailed.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2865,9 +3020,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const teams__get = validate24;
-const schema25 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const teams__get = validate25;
+const schema26 = {
     "$id": "teams__get",
     "type": "object",
     "properties": {
@@ -2887,7 +3042,7 @@ const schema25 = {
     "required": ["organization_slug", "team_slug"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
         const err0 = {
             instancePath,
@@ -3035,7 +3190,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/expand",
                 schemaPath: "#/properties/expand/enum",
                 keyword: "enum",
-                params: { allowedValues: schema25.properties.expand.enum },
+                params: { allowedValues: schema26.properties.expand.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -3070,7 +3225,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/collapse",
                 schemaPath: "#/properties/collapse/enum",
                 keyword: "enum",
-                params: { allowedValues: schema25.properties.collapse.enum },
+                params: { allowedValues: schema26.properties.collapse.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -3092,4 +3247,4 @@ else {
         vErrors.push(err11);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
+} validate25.errors = vErrors; return errors === 0; }
