@@ -541,26 +541,51 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
     ]);
   });
 
-  it('keeps report_type, data_level and dimensions fixed: they are not params', async () => {
-    const scope = nock(API);
+  it("accepts report_type, service_type, data_level and dimensions as Airbyte's clients send them, only with the entity's own values", async () => {
+    const query = {
+      advertiser_id: ADVERTISER_ID,
+      ...DATES,
+      metrics: ADS_METRICS,
+      report_type: 'BASIC',
+      service_type: 'AUCTION',
+      data_level: 'AUCTION_AD',
+      dimensions: '["ad_id", "stat_time_day"]',
+    };
+    const scope = api()
+      .get(`${BASE}/report/integrated/get/`)
+      .query(query)
+      .reply(200, ok({ list: [], page_info: pageInfo(1, 10, 0) }));
 
+    const res = await tiktok().execute('ads_reports_daily', 'list', {
+      advertiser_id: ADVERTISER_ID,
+      ...DATES,
+      report_type: 'BASIC',
+      service_type: 'AUCTION',
+      data_level: 'AUCTION_AD',
+      dimensions: '["ad_id", "stat_time_day"]',
+    });
+    expect(res.data).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+
+    const none = nock(API);
     const err = await tiktok()
       .execute('ads_reports_daily', 'list', {
         advertiser_id: ADVERTISER_ID,
         ...DATES,
         report_type: 'AUDIENCE',
+        service_type: 'RESERVATION',
         data_level: 'AUCTION_CAMPAIGN',
         dimensions: '["campaign_id"]',
       })
       .catch((e: unknown) => e);
-
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
-      ['data_level', 'unknown'],
-      ['dimensions', 'unknown'],
-      ['report_type', 'unknown'],
+      ['data_level', 'enum'],
+      ['dimensions', 'pattern'],
+      ['report_type', 'enum'],
+      ['service_type', 'enum'],
     ]);
-    expect(scope.isDone()).toBe(true);
+    expect(none.isDone()).toBe(true);
   });
 
   it('lifetime reports take no dates', async () => {

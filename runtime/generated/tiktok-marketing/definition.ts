@@ -2399,15 +2399,60 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_ADVERTISER"
+                ],
+                "default": "AUCTION_ADVERTISER"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_ADVERTISER, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"advertiser_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+                "default": "[\"advertiser_id\",\"stat_time_day\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"advertiser_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
-          },
-          "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_ADVERTISER",
-            "dimensions": [
-              "advertiser_id",
-              "stat_time_day"
-            ]
           },
           "guards": [],
           "recordsPath": "data.list",
@@ -2612,15 +2657,60 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_CAMPAIGN"
+                ],
+                "default": "AUCTION_CAMPAIGN"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_CAMPAIGN, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"campaign_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+                "default": "[\"campaign_id\",\"stat_time_day\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"campaign_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
-          },
-          "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_CAMPAIGN",
-            "dimensions": [
-              "campaign_id",
-              "stat_time_day"
-            ]
           },
           "guards": [],
           "recordsPath": "data.list",
@@ -2862,15 +2952,60 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_ADGROUP"
+                ],
+                "default": "AUCTION_ADGROUP"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_ADGROUP, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"adgroup_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+                "default": "[\"adgroup_id\",\"stat_time_day\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"adgroup_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
-          },
-          "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_ADGROUP",
-            "dimensions": [
-              "adgroup_id",
-              "stat_time_day"
-            ]
           },
           "guards": [],
           "recordsPath": "data.list",
@@ -3119,15 +3254,60 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_AD"
+                ],
+                "default": "AUCTION_AD"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+                "default": "[\"ad_id\",\"stat_time_day\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"ad_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
-          },
-          "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_AD",
-            "dimensions": [
-              "ad_id",
-              "stat_time_day"
-            ]
           },
           "guards": [],
           "recordsPath": "data.list",
@@ -3264,15 +3444,60 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_AD"
+                ],
+                "default": "AUCTION_AD"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_hour\"\\s*\\]$",
+                "default": "[\"ad_id\",\"stat_time_hour\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"ad_id\",\"stat_time_hour\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
-          },
-          "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_AD",
-            "dimensions": [
-              "ad_id",
-              "stat_time_hour"
-            ]
           },
           "guards": [],
           "recordsPath": "data.list",
@@ -3383,14 +3608,62 @@ export const definition: ConnectorDefinition = {
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
               "sendDefault": true,
               "wire": "metrics"
+            },
+            "report_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "BASIC"
+                ],
+                "default": "BASIC"
+              },
+              "required": false,
+              "description": "Report type: BASIC, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "report_type"
+            },
+            "service_type": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION"
+                ]
+              },
+              "required": false,
+              "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads.",
+              "sendDefault": false,
+              "wire": "service_type"
+            },
+            "data_level": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "AUCTION_AD"
+                ],
+                "default": "AUCTION_AD"
+              },
+              "required": false,
+              "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "data_level"
+            },
+            "dimensions": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\[\\s*\"ad_id\"\\s*\\]$",
+                "default": "[\"ad_id\"]"
+              },
+              "required": false,
+              "description": "Dimensions, as a JSON array in a string: [\"ad_id\"], the only ones this entity reads (sent when omitted).",
+              "sendDefault": true,
+              "wire": "dimensions"
             }
           },
           "constantQuery": {
-            "report_type": "BASIC",
-            "data_level": "AUCTION_AD",
-            "dimensions": [
-              "ad_id"
-            ],
             "query_lifetime": true
           },
           "guards": [],

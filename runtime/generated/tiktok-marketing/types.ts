@@ -394,6 +394,14 @@ export interface TiktokMarketingAdvertisersReportsDailyListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_ADVERTISER, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_ADVERTISER";
+  /** Dimensions, as a JSON array in a string: ["advertiser_id","stat_time_day"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingAdvertisersReportsDailyListPagination {
@@ -421,6 +429,14 @@ export interface TiktokMarketingCampaignsReportsDailyListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_CAMPAIGN, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_CAMPAIGN";
+  /** Dimensions, as a JSON array in a string: ["campaign_id","stat_time_day"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingCampaignsReportsDailyListPagination {
@@ -448,6 +464,14 @@ export interface TiktokMarketingAdGroupsReportsDailyListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_ADGROUP, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_ADGROUP";
+  /** Dimensions, as a JSON array in a string: ["adgroup_id","stat_time_day"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingAdGroupsReportsDailyListPagination {
@@ -475,6 +499,14 @@ export interface TiktokMarketingAdsReportsDailyListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_AD, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_AD";
+  /** Dimensions, as a JSON array in a string: ["ad_id","stat_time_day"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingAdsReportsDailyListPagination {
@@ -502,6 +534,14 @@ export interface TiktokMarketingAdsReportsHourlyListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_AD, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_AD";
+  /** Dimensions, as a JSON array in a string: ["ad_id","stat_time_hour"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingAdsReportsHourlyListPagination {
@@ -525,6 +565,14 @@ export interface TiktokMarketingAdsReportsLifetimeListParams {
   page_size?: number;
   /** Metrics to return, as a JSON array of TikTok Basic report metric names in a string. */
   metrics?: string;
+  /** Report type: BASIC, the only one this entity reads (sent when omitted). */
+  report_type?: "BASIC";
+  /** Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads. */
+  service_type?: "AUCTION";
+  /** Data level: AUCTION_AD, the only one this entity reads (sent when omitted). */
+  data_level?: "AUCTION_AD";
+  /** Dimensions, as a JSON array in a string: ["ad_id"], the only ones this entity reads (sent when omitted). */
+  dimensions?: string;
 }
 
 export interface TiktokMarketingAdsReportsLifetimeListPagination {

@@ -1826,11 +1826,36 @@ const schema21 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"spend\",\"cash_spend\",\"voucher_spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_ADVERTISER"],
+            "default": "AUCTION_ADVERTISER",
+            "description": "Data level: AUCTION_ADVERTISER, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"advertiser_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+            "default": "[\"advertiser_id\",\"stat_time_day\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"advertiser_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id", "start_date", "end_date"],
     "additionalProperties": false
 };
+const func2 = Object.prototype.hasOwnProperty;
+const pattern11 = new RegExp("^\\[\\s*\"advertiser_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats.date;
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="advertisers_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
@@ -1882,7 +1907,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!(func2.call(schema21.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2137,14 +2162,156 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
+        if (typeof data6 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data6 === "BASIC")) {
+            const err18 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err20 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_ADVERTISER")) {
+            const err22 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern11.test(data9)) {
+                const err23 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"advertiser_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"advertiser_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err17];
+        vErrors = [err25];
     }
     else {
-        vErrors.push(err17);
+        vErrors.push(err25);
     }
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
@@ -2184,11 +2351,35 @@ const schema22 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"campaign_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_CAMPAIGN"],
+            "default": "AUCTION_CAMPAIGN",
+            "description": "Data level: AUCTION_CAMPAIGN, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"campaign_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+            "default": "[\"campaign_id\",\"stat_time_day\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"campaign_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id", "start_date", "end_date"],
     "additionalProperties": false
 };
+const pattern14 = new RegExp("^\\[\\s*\"campaign_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$", "u");
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
         const err0 = {
@@ -2239,7 +2430,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!(func2.call(schema22.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2494,14 +2685,156 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
+        if (typeof data6 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data6 === "BASIC")) {
+            const err18 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema22.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err20 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema22.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_CAMPAIGN")) {
+            const err22 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema22.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern14.test(data9)) {
+                const err23 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"campaign_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"campaign_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err17];
+        vErrors = [err25];
     }
     else {
-        vErrors.push(err17);
+        vErrors.push(err25);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
@@ -2541,11 +2874,35 @@ const schema23 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_ADGROUP"],
+            "default": "AUCTION_ADGROUP",
+            "description": "Data level: AUCTION_ADGROUP, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"adgroup_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+            "default": "[\"adgroup_id\",\"stat_time_day\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"adgroup_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id", "start_date", "end_date"],
     "additionalProperties": false
 };
+const pattern17 = new RegExp("^\\[\\s*\"adgroup_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$", "u");
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_groups_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
         const err0 = {
@@ -2596,7 +2953,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!(func2.call(schema23.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2851,14 +3208,156 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
+        if (typeof data6 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data6 === "BASIC")) {
+            const err18 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err20 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_ADGROUP")) {
+            const err22 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern17.test(data9)) {
+                const err23 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"adgroup_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"adgroup_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err17];
+        vErrors = [err25];
     }
     else {
-        vErrors.push(err17);
+        vErrors.push(err25);
     }
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
@@ -2898,11 +3397,35 @@ const schema24 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_AD"],
+            "default": "AUCTION_AD",
+            "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$",
+            "default": "[\"ad_id\",\"stat_time_day\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"ad_id\",\"stat_time_day\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id", "start_date", "end_date"],
     "additionalProperties": false
 };
+const pattern20 = new RegExp("^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$", "u");
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
         const err0 = {
@@ -2953,7 +3476,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!(func2.call(schema24.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3208,14 +3731,156 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
+        if (typeof data6 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data6 === "BASIC")) {
+            const err18 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema24.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err20 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema24.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_AD")) {
+            const err22 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema24.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern20.test(data9)) {
+                const err23 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_day\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err17];
+        vErrors = [err25];
     }
     else {
-        vErrors.push(err17);
+        vErrors.push(err25);
     }
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
@@ -3255,11 +3920,35 @@ const schema25 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_AD"],
+            "default": "AUCTION_AD",
+            "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_hour\"\\s*\\]$",
+            "default": "[\"ad_id\",\"stat_time_hour\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"ad_id\",\"stat_time_hour\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id", "start_date", "end_date"],
     "additionalProperties": false
 };
+const pattern23 = new RegExp("^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_hour\"\\s*\\]$", "u");
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_hourly__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
         const err0 = {
@@ -3310,7 +3999,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!(func2.call(schema25.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3565,14 +4254,156 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
+        if (typeof data6 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data6 === "BASIC")) {
+            const err18 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err20 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_AD")) {
+            const err22 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern23.test(data9)) {
+                const err23 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_hour\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"ad_id\"\\s*,\\s*\"stat_time_hour\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err17];
+        vErrors = [err25];
     }
     else {
-        vErrors.push(err17);
+        vErrors.push(err25);
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
@@ -3602,11 +4433,35 @@ const schema26 = {
             "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
             "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
             "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        },
+        "report_type": {
+            "type": "string",
+            "enum": ["BASIC"],
+            "default": "BASIC",
+            "description": "Report type: BASIC, the only one this entity reads (sent when omitted)."
+        },
+        "service_type": {
+            "type": "string",
+            "enum": ["AUCTION"],
+            "description": "Ad service type: AUCTION, TikTok's default (auction ads), the only one this entity reads."
+        },
+        "data_level": {
+            "type": "string",
+            "enum": ["AUCTION_AD"],
+            "default": "AUCTION_AD",
+            "description": "Data level: AUCTION_AD, the only one this entity reads (sent when omitted)."
+        },
+        "dimensions": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"ad_id\"\\s*\\]$",
+            "default": "[\"ad_id\"]",
+            "description": "Dimensions, as a JSON array in a string: [\"ad_id\"], the only ones this entity reads (sent when omitted)."
         }
     },
     "required": ["advertiser_id"],
     "additionalProperties": false
 };
+const pattern26 = new RegExp("^\\[\\s*\"ad_id\"\\s*\\]$", "u");
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_lifetime__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
         const err0 = {
@@ -3625,7 +4480,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
+        if (!((((((((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics")) || (key0 === "report_type")) || (key0 === "service_type")) || (key0 === "data_level")) || (key0 === "dimensions"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3806,14 +4661,156 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.report_type !== undefined) {
+        let data4 = data.report_type;
+        if (typeof data4 !== "string") {
+            const err11 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+        if (!(data4 === "BASIC")) {
+            const err12 = {
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.report_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.service_type !== undefined) {
+        let data5 = data.service_type;
+        if (typeof data5 !== "string") {
+            const err13 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+        if (!(data5 === "AUCTION")) {
+            const err14 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.data_level !== undefined) {
+        let data6 = data.data_level;
+        if (typeof data6 !== "string") {
+            const err15 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+        if (!(data6 === "AUCTION_AD")) {
+            const err16 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data7 = data.dimensions;
+        if (typeof data7 === "string") {
+            if (!pattern26.test(data7)) {
+                const err17 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"ad_id\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"ad_id\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err11];
+        vErrors = [err19];
     }
     else {
-        vErrors.push(err11);
+        vErrors.push(err19);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
