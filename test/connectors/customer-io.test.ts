@@ -587,3 +587,226 @@ describe('customer-io broadcast_trigger create', () => {
     });
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Writes Airbyte's clients send (Customer.io App API reference: createManSegment, createSnippet,
+// updateSnippets, addCollection, updateCollection, createWebhook, updateWebhook, exportPeopleData,
+// updateTransactional), and the names they send for existing params
+// ---------------------------------------------------------------------------------------------
+/** Runs a call that must be refused before any request: a nock scope without interceptors stays done. */
+const refused = async (entity: string, action: string, params: Rec) => {
+  const scope = nock(API);
+  const err = await cio()
+    .execute(entity, action, params)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
+  expect(err).toBeInstanceOf(ValidationError);
+  expect(scope.isDone()).toBe(true);
+  return (err as InstanceType<typeof ValidationError>).issues;
+};
+
+describe('customer-io segments create', () => {
+  it('POST /v1/segments with the segment object returns the segment', async () => {
+    const body = { segment: { name: 'Manual Segment 1', description: 'My first manual segment' } };
+    const scope = api().matchHeader('content-type', 'application/json').post('/v1/segments', body).reply(200, { segment: SEGMENT });
+
+    const res = await cio().execute('segments', 'create', body);
+    expect(res.data).toEqual(SEGMENT);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('is sent once (a 503 is not retried) and needs segment.name', async () => {
+    const body = { segment: { name: 'Manual Segment 1' } };
+    const scope = api().post('/v1/segments', body).once().reply(503, {});
+    await expect(cio(undefined, 3).execute('segments', 'create', body)).rejects.toBeInstanceOf(UpstreamError);
+    expect(scope.isDone()).toBe(true);
+
+    expect(await refused('segments', 'create', {})).toEqual([expect.objectContaining({ field: 'segment', rule: 'required' })]);
+    expect(await refused('segments', 'create', { segment: { description: 'no name' } })).toEqual([
+      expect.objectContaining({ field: expect.stringMatching(/^segment/) }),
+    ]);
+  });
+});
+
+describe('customer-io snippets create and update', () => {
+  it('create -> POST /v1/snippets with name and value; update -> PUT /v1/snippets (create or replace by name)', async () => {
+    const body = { name: SNIPPET.name as string, value: SNIPPET.value as string };
+    const changed = { ...SNIPPET, value: 'Acme Inc, 1 Main St', updated_at: 1582500100 };
+    const scope = api()
+      .post('/v1/snippets', body)
+      .reply(200, { snippet: SNIPPET })
+      .put('/v1/snippets', { name: 'address', value: 'Acme Inc, 1 Main St' })
+      .reply(200, { snippet: changed });
+
+    const c = cio();
+    expect((await c.execute('snippets', 'create', body)).data).toEqual(SNIPPET);
+    expect((await c.execute('snippets', 'update', { name: 'address', value: 'Acme Inc, 1 Main St' })).data).toEqual(changed);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('needs name (at most 150 characters) and value', async () => {
+    expect(await refused('snippets', 'create', { name: 'address' })).toEqual([expect.objectContaining({ field: 'value', rule: 'required' })]);
+    expect(await refused('snippets', 'update', { name: 'x'.repeat(151), value: 'v' })).toEqual([expect.objectContaining({ field: 'name', rule: 'maxLength' })]);
+  });
+});
+
+describe('customer-io collections create and update', () => {
+  const DATA = [
+    { eventName: 'christmas', presents: { something_you_want: 'toys', something_you_need: 'socks', total: 2 } },
+    { eventName: 'birthday', presents: { something_you_want: 'video games', something_you_need: 'books', total: 2 } },
+  ];
+
+  it('create -> POST /v1/collections with name and data, or name and url', async () => {
+    const scope = api()
+      .post('/v1/collections', { name: 'events', data: DATA })
+      .reply(200, { collection: COLLECTION })
+      .post('/v1/collections', { name: 'events', url: 'https://example.com/events.json' })
+      .reply(200, { collection: COLLECTION });
+
+    const c = cio();
+    expect((await c.execute('collections', 'create', { name: 'events', data: DATA })).data).toEqual(COLLECTION);
+    expect((await c.execute('collections', 'create', { name: 'events', url: 'https://example.com/events.json' })).data).toEqual(COLLECTION);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('update -> PUT /v1/collections/{collection_id} with only the fields given', async () => {
+    const renamed = { ...COLLECTION, name: 'upcoming events' };
+    const scope = api().put('/v1/collections/1', { name: 'upcoming events' }).reply(200, { collection: renamed });
+
+    const res = await cio().execute('collections', 'update', { collection_id: 1, name: 'upcoming events' });
+    expect(res.data).toEqual(renamed);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses data and url together, neither of them, an empty update and a url that is not one', async () => {
+    expect(await refused('collections', 'create', { name: 'events', data: DATA, url: 'https://example.com/e.json' })).toEqual([
+      expect.objectContaining({ rule: 'at_most_one_of' }),
+    ]);
+    expect(await refused('collections', 'create', { name: 'events' })).toEqual([expect.objectContaining({ rule: 'at_least_one_of' })]);
+    expect(await refused('collections', 'update', { collection_id: 1 })).toEqual([expect.objectContaining({ rule: 'at_least_one_of' })]);
+    expect(await refused('collections', 'update', { collection_id: 1, url: 'events.json' })).toEqual([expect.objectContaining({ field: 'url' })]);
+  });
+});
+
+describe('customer-io reporting_webhooks create and update', () => {
+  const body = {
+    name: 'my cool webhook',
+    endpoint: 'https://example.com/webhook',
+    events: ['email_failed', 'webhook_failed'],
+    disabled: false,
+    full_resolution: true,
+    with_content: false,
+  };
+
+  it('create -> POST /v1/reporting_webhooks returns the webhook (unwrapped); update -> PUT /v1/reporting_webhooks/{webhook_id}', async () => {
+    const disabled = { ...WEBHOOK, disabled: true };
+    const scope = api()
+      .post('/v1/reporting_webhooks', body)
+      .reply(200, WEBHOOK)
+      .put('/v1/reporting_webhooks/4', { ...body, disabled: true })
+      .reply(200, disabled);
+
+    const c = cio();
+    expect((await c.execute('reporting_webhooks', 'create', body)).data).toEqual(WEBHOOK);
+    expect((await c.execute('reporting_webhooks', 'update', { webhook_id: 4, ...body, disabled: true })).data).toEqual(disabled);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('needs name, endpoint and at least one event, on update too', async () => {
+    expect(await refused('reporting_webhooks', 'update', { webhook_id: 4, disabled: true })).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'name', rule: 'required' }),
+        expect.objectContaining({ field: 'endpoint', rule: 'required' }),
+        expect.objectContaining({ field: 'events', rule: 'required' }),
+      ]),
+    );
+    expect(await refused('reporting_webhooks', 'create', { ...body, events: [] })).toEqual([expect.objectContaining({ field: 'events', rule: 'minItems' })]);
+    expect(await refused('reporting_webhooks', 'create', { ...body, endpoint: 'not a url' })).toEqual([expect.objectContaining({ field: 'endpoint' })]);
+  });
+});
+
+describe('customer-io exports create', () => {
+  it('POST /v1/exports/customers with filters and attributes returns the export', async () => {
+    const body = {
+      filters: { and: [{ segment: { id: 3 } }, { or: [{ attribute: { field: 'interest', operator: 'eq', value: 'roadrunners' } }] }] },
+      attributes: ['email', 'first_name'],
+    };
+    const pending = { ...EXPORT, status: 'pending', total: 0, downloads: 0 };
+    const scope = api().post('/v1/exports/customers', body).reply(200, { export: pending });
+
+    const res = await cio().execute('exports', 'create', body);
+    expect(res.data).toEqual(pending);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('needs filters with exactly one top-level condition', async () => {
+    expect(await refused('exports', 'create', { attributes: ['email'] })).toEqual([expect.objectContaining({ field: 'filters', rule: 'required' })]);
+    expect(await refused('exports', 'create', { filters: { segment: { id: 3 }, attribute: { field: 'a', operator: 'exists' } } })).toEqual([
+      expect.objectContaining({ field: 'filters', rule: 'maxProperties' }),
+    ]);
+  });
+});
+
+describe('customer-io transactional_message_contents update', () => {
+  it('PUT /v1/transactional/{transactional_id}/content/{content_id} with the fields given returns the variant', async () => {
+    const body = {
+      body: '<p>Votre mot de passe temporaire est {{message_data.password_reset_token}}</p>',
+      from_id: 1,
+      reply_to_id: 38,
+      recipient: '{{customer.email}}',
+      subject: 'Réinitialisez votre mot de passe',
+      preheader_text: 'Lien de réinitialisation',
+      body_amp: '',
+      headers: [{ name: 'X-Mailgun-Tag', value: 'my-cool-tag' }],
+    };
+    const updated = { ...CONTENT, ...body, headers: '[{"name":"X-Mailgun-Tag","value":"my-cool-tag"}]' };
+    const scope = api().matchHeader('content-type', 'application/json').put('/v1/transactional/3/content/139', body).reply(200, { content: updated });
+
+    const res = await cio().execute('transactional_message_contents', 'update', { transactional_id: 3, content_id: 139, ...body });
+    expect(res.data).toEqual(updated);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses an update without a field, a missing content_id and a header without a value', async () => {
+    expect(await refused('transactional_message_contents', 'update', { transactional_id: 3, content_id: 139 })).toEqual([
+      expect.objectContaining({ rule: 'at_least_one_of' }),
+    ]);
+    expect(await refused('transactional_message_contents', 'update', { transactional_id: 3, subject: 'Hi' })).toEqual([
+      expect.objectContaining({ field: 'content_id', rule: 'required' }),
+    ]);
+    expect(await refused('transactional_message_contents', 'update', { transactional_id: 3, content_id: 139, headers: [{ name: 'X-Tag' }] })).toEqual([
+      expect.objectContaining({ field: expect.stringMatching(/^headers/) }),
+    ]);
+  });
+});
+
+describe('customer-io names Airbyte sends for existing params', () => {
+  it('transactional_email create: preheader_text is sent as preheader', async () => {
+    const scope = api()
+      .post('/v1/send/email', { transactional_message_id: 44, to: 'cool.person@example.com', identifiers: { id: '12345' }, preheader: 'Reset link inside' })
+      .reply(200, DELIVERY);
+
+    const res = await cio().execute('transactional_email', 'create', {
+      transactional_message_id: 44,
+      to: 'cool.person@example.com',
+      identifiers: { id: '12345' },
+      preheader_text: 'Reset link inside',
+    });
+    expect(res.data).toEqual(DELIVERY);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('broadcast_trigger create: campaign_id fills the broadcast id of the path; both names at once are refused', async () => {
+    const scope = api()
+      .post('/v1/campaigns/2/triggers', { data: { headline: 'Hi' } })
+      .reply(200, { id: 5 });
+
+    const res = await cio().execute('broadcast_trigger', 'create', { campaign_id: 2, data: { headline: 'Hi' } });
+    expect(res.data).toEqual({ id: 5 });
+    expect(scope.isDone()).toBe(true);
+
+    await refused('broadcast_trigger', 'create', { campaign_id: 2, broadcast_id: 2 });
+  });
+});

@@ -901,3 +901,156 @@ describe('intercom auth and regions', () => {
     expect(() => intercom({ region_host: 'evil.example/x#' })).toThrow(ValidationError);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Write actions and params Airbyte's clients send (Intercom 2.14 description: createInternalArticle,
+// updateInternalArticle, deleteInternalArticle, create_conversation_request, listSegments include_count)
+// ---------------------------------------------------------------------------------------------
+describe('intercom internal_articles create / update / delete', () => {
+  const article = {
+    type: 'internal_article',
+    id: '42',
+    title: 'Thanks for everything',
+    body: 'Body of the Article',
+    owner_id: 991266252,
+    author_id: 991266252,
+    created_at: 1672928359,
+    updated_at: 1672928610,
+    locale: 'en',
+  };
+
+  it('create posts title, body, author_id and owner_id to /internal_articles and returns the article', async () => {
+    const body = { title: 'Thanks for everything', body: 'Body of the Article', author_id: 991266252, owner_id: 991266252 };
+    const scope = apiJson().post('/internal_articles', body).reply(200, article);
+    const res = await intercom().execute('internal_articles', 'create', body);
+    expect(res.data).toEqual(article);
+    expect(res.pagination).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('create refuses a missing title, author_id or owner_id and a string author_id before any request', async () => {
+    const scope = nock(API);
+    const c = intercom();
+    const cases: Array<[Rec, string]> = [
+      [{ body: 'x', author_id: 1, owner_id: 1 }, 'title'],
+      [{ title: 'T', owner_id: 1 }, 'author_id'],
+      [{ title: 'T', author_id: 1 }, 'owner_id'],
+      [{ title: 'T', author_id: 'me', owner_id: 1 }, 'author_id'],
+    ];
+    for (const [params, field] of cases) {
+      const err = await c.execute('internal_articles', 'create', params).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field })]);
+    }
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('update puts only the fields given to /internal_articles/{id} and returns the article', async () => {
+    const updated = { ...article, title: 'Christmas is here!', body: '<p>New gifts in store for the jolly season</p>', owner_id: 991266253 };
+    const body = { title: 'Christmas is here!', body: '<p>New gifts in store for the jolly season</p>', owner_id: 991266253 };
+    const scope = apiJson().put('/internal_articles/42', body).reply(200, updated);
+    const res = await intercom().execute('internal_articles', 'update', { id: '42', ...body });
+    expect(res.data).toEqual(updated);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('update refuses an empty update and a non-numeric id before any request', async () => {
+    const scope = nock(API);
+    const c = intercom();
+    const empty = await c.execute('internal_articles', 'update', { id: '42' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(empty).toBeInstanceOf(ValidationError);
+    expect((empty as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    const badId = await c.execute('internal_articles', 'update', { id: 'abc', title: 'T' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(badId).toBeInstanceOf(ValidationError);
+    expect((badId as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'id' })]);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('delete sends DELETE /internal_articles/{id} and returns id, object and deleted', async () => {
+    const deleted = { id: '51', object: 'internal_article', deleted: true };
+    const scope = api().delete('/internal_articles/51').reply(200, deleted);
+    const res = await intercom().execute('internal_articles', 'delete', { id: '51' });
+    expect(res.data).toEqual(deleted);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('intercom conversations.create subject and attachment_urls', () => {
+  const message = {
+    type: 'user_message',
+    id: '403918330',
+    created_at: 1734537501,
+    body: 'Hello there',
+    message_type: 'inapp',
+    conversation_id: '499',
+  };
+
+  it('posts subject and attachment_urls exactly as given', async () => {
+    const body = {
+      from: { type: 'user', id: '6762f11b1bb69f9f2193bba3' },
+      body: 'Hello there',
+      subject: 'Thanks for everything',
+      attachment_urls: ['https://example.com/screenshot-1.png', 'https://example.com/screenshot-2.png'],
+    };
+    const scope = apiJson().post('/conversations', body).reply(200, message);
+    const res = await intercom().execute('conversations', 'create', body);
+    expect(res.data).toEqual(message);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses more than 10 attachment_urls and a value that is not a URL before any request', async () => {
+    const scope = nock(API);
+    const c = intercom();
+    const from = { type: 'user', id: '6762f11b1bb69f9f2193bba3' };
+    const tooMany = Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`);
+    for (const attachment_urls of [tooMany, ['not a url']]) {
+      const err = await c.execute('conversations', 'create', { from, body: 'Hi', attachment_urls }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as InstanceType<typeof ValidationError>).issues[0]).toMatchObject({ field: expect.stringMatching(/^attachment_urls/) });
+    }
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('intercom segments.list include_count', () => {
+  it('sends include_count=true and returns the segments with their count', async () => {
+    const counted = [
+      { ...segment, count: 3 },
+      { ...segment, id: '6762f25c1bb69f9f2193bc23', name: 'Jane segment', count: 3 },
+    ];
+    const scope = api().get('/segments').query({ include_count: 'true' }).reply(200, { type: 'segment.list', segments: counted, pages: {} });
+    const res = await intercom().execute('segments', 'list', { include_count: true });
+    expect(res.data).toEqual(counted);
+    expect(res.pagination).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a non-boolean include_count before any request', async () => {
+    const scope = nock(API);
+    const err = await intercom()
+      .execute('segments', 'list', { include_count: 'yes' })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'include_count' })]);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+});

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://customer.io/favicon.ico",
   "supportLevel": "community",
   "category": "customer messaging",
-  "description": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
+  "description": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; create manual segments, snippets, collections, reporting webhooks and customer exports, update snippets, collections, reporting webhooks and transactional content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
   "docs": [
     {
       "title": "App API overview (bearer App API key, US and EU hosts, rate limits)",
@@ -129,6 +129,42 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Get the status of a broadcast (GET /v1/campaigns/{broadcast_id}/triggers/{trigger_id})",
       "url": "https://docs.customer.io/integrations/api/app/tag/broadcasts/broadcastStatus/"
+    },
+    {
+      "title": "Create a manual segment (POST /v1/segments, {segment {name, description}})",
+      "url": "https://docs.customer.io/integrations/api/app/tag/segments/createManSegment/"
+    },
+    {
+      "title": "Create a snippet (POST /v1/snippets; 422 when the name exists)",
+      "url": "https://docs.customer.io/integrations/api/app/tag/snippets/createSnippet/"
+    },
+    {
+      "title": "Update snippets (PUT /v1/snippets; creates the snippet when the name does not exist)",
+      "url": "https://docs.customer.io/integrations/api/app/tag/snippets/updateSnippets/"
+    },
+    {
+      "title": "Create a collection (POST /v1/collections, name with data or url)",
+      "url": "https://docs.customer.io/integrations/api/app/tag/collections/addCollection/"
+    },
+    {
+      "title": "Update a collection (PUT /v1/collections/{collection_id})",
+      "url": "https://docs.customer.io/integrations/api/app/tag/collections/updateCollection/"
+    },
+    {
+      "title": "Create a reporting webhook (POST /v1/reporting_webhooks)",
+      "url": "https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/createWebhook/"
+    },
+    {
+      "title": "Update a webhook configuration (PUT /v1/reporting_webhooks/{webhook_id})",
+      "url": "https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/updateWebhook/"
+    },
+    {
+      "title": "Export customer data (POST /v1/exports/customers)",
+      "url": "https://docs.customer.io/integrations/api/app/tag/exports/exportPeopleData/"
+    },
+    {
+      "title": "Update a transactional message (PUT /v1/transactional/{transactional_id}/content/{content_id})",
+      "url": "https://docs.customer.io/integrations/api/app/tag/transactional/updateTransactional/"
     }
   ],
   "config": {
@@ -165,7 +201,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Set config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).",
+  "guidance": "Set config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. snippets.create refuses a name that exists (422) while snippets.update creates or replaces by name; collections take their rows as data or a url, never both; reporting_webhooks.update replaces the whole configuration (name, endpoint and events again); exports.create starts a customer export whose status exports.get reads. The App API allows 10 requests per second (429 above that).",
   "check": {
     "entity": "sender_identities",
     "action": "list",
@@ -1052,6 +1088,44 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create an empty manual segment (POST /v1/segments) with a name and an optional description. Returns the segment. Data-driven segments are created in the UI only.",
+          "method": "POST",
+          "path": "/segments",
+          "params": {
+            "segment": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "required": [
+                  "name"
+                ],
+                "properties": {
+                  "name": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The name of the segment."
+                  },
+                  "description": {
+                    "type": "string",
+                    "description": "A description of the segment."
+                  }
+                },
+                "description": "The segment: {\"name\": \"Manual Segment 1\", \"description\": \"My first manual segment\"}."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "segment"
+            }
+          },
+          "recordPath": "segment",
+          "guards": [],
+          "idempotent": false,
+          "result": "one",
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1785,7 +1859,7 @@ export const definition: ConnectorDefinition = {
     },
     "snippets": {
       "name": "snippets",
-      "description": "Snippets (reusable pieces of message content), identified by their unique name. Only list.",
+      "description": "Snippets (reusable pieces of message content), identified by their unique name.",
       "record": {
         "singleton": false,
         "idField": "name",
@@ -1830,6 +1904,78 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a snippet (POST /v1/snippets). Customer.io refuses a name that already exists (422); update creates or replaces by name. Returns the snippet.",
+          "method": "POST",
+          "path": "/snippets",
+          "params": {
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 150,
+                "description": "The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "value": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "value"
+            }
+          },
+          "recordPath": "snippet",
+          "guards": [],
+          "idempotent": false,
+          "result": "one",
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Create or update a snippet by name (PUT /v1/snippets): the snippet with this name gets the new value, or is created when no snippet has the name. Returns the snippet.",
+          "method": "PUT",
+          "path": "/snippets",
+          "params": {
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 150,
+                "description": "The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "value": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "value"
+            }
+          },
+          "recordPath": "snippet",
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1937,6 +2083,132 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a collection (POST /v1/collections) from data (an array of row objects) or from a url that serves CSV or JSON; exactly one of data and url. Returns the collection without its rows.",
+          "method": "POST",
+          "path": "/collections",
+          "params": {
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The name of the collection, referenced in messages as {{collection_name.property}}."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "data": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object"
+                },
+                "description": "The rows of the collection, e.g. [{\"eventName\": \"christmas\", \"presents\": {\"total\": 2}}] (10 MB in total, 10 KB per row)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "data"
+            },
+            "url": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "uri",
+                "description": "The URL Customer.io downloads the collection's CSV or JSON data from."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "url"
+            }
+          },
+          "atMostOneOf": [
+            "data",
+            "url"
+          ],
+          "atLeastOneOf": [
+            "data",
+            "url"
+          ],
+          "recordPath": "collection",
+          "guards": [],
+          "idempotent": false,
+          "result": "one",
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a collection (PUT /v1/collections/{collection_id}): rename it, or replace its contents entirely with data or url (at most one of them). Renaming breaks Liquid references to the old name. Returns the collection.",
+          "method": "PUT",
+          "path": "/collections/{collection_id}",
+          "params": {
+            "collection_id": {
+              "in": "path",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The collection ID."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "collection_id"
+            },
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The new name of the collection, referenced in messages as {{collection_name.property}}."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "data": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object"
+                },
+                "description": "The rows of the collection, e.g. [{\"eventName\": \"christmas\", \"presents\": {\"total\": 2}}] (10 MB in total, 10 KB per row)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "data"
+            },
+            "url": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "uri",
+                "description": "The URL Customer.io downloads the collection's CSV or JSON data from."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "url"
+            }
+          },
+          "atMostOneOf": [
+            "data",
+            "url"
+          ],
+          "atLeastOneOf": [
+            "name",
+            "data",
+            "url"
+          ],
+          "recordPath": "collection",
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2051,6 +2323,177 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a reporting webhook (POST /v1/reporting_webhooks) that posts the chosen message and subscription events to endpoint. Returns the webhook.",
+          "method": "POST",
+          "path": "/reporting_webhooks",
+          "params": {
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The name of the webhook."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "endpoint": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "uri",
+                "description": "The webhook URL events are posted to (HTTPS recommended)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "endpoint"
+            },
+            "events": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "description": "The events to report, e.g. [\"email_sent\", \"email_opened\", \"sms_delivered\", \"customer_unsubscribed\"]."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "events"
+            },
+            "disabled": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: stop sending events to the endpoint; false: enable the webhook."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "disabled"
+            },
+            "full_resolution": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: send every open and click event; false: unique ones only."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "full_resolution"
+            },
+            "with_content": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: include the message body in _sent events."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "with_content"
+            }
+          },
+          "guards": [],
+          "idempotent": false,
+          "result": "one",
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Replace the configuration of a reporting webhook (PUT /v1/reporting_webhooks/{webhook_id}): name, endpoint and events are required again. Returns the webhook.",
+          "method": "PUT",
+          "path": "/reporting_webhooks/{webhook_id}",
+          "params": {
+            "webhook_id": {
+              "in": "path",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The reporting webhook ID."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "webhook_id"
+            },
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The name of the webhook."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "endpoint": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "uri",
+                "description": "The webhook URL events are posted to (HTTPS recommended)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "endpoint"
+            },
+            "events": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "description": "The events to report, e.g. [\"email_sent\", \"email_opened\", \"sms_delivered\", \"customer_unsubscribed\"]."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "events"
+            },
+            "disabled": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: stop sending events to the endpoint; false: enable the webhook."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "disabled"
+            },
+            "full_resolution": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: send every open and click event; false: unique ones only."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "full_resolution"
+            },
+            "with_content": {
+              "in": "body",
+              "schema": {
+                "type": "boolean",
+                "description": "true: include the message body in _sent events."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "with_content"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2192,6 +2635,46 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Start an export of the people matching filters (POST /v1/exports/customers). Returns the export metadata (status pending until done); exports.get reads its status.",
+          "method": "POST",
+          "path": "/exports/customers",
+          "params": {
+            "filters": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "minProperties": 1,
+                "maxProperties": 1,
+                "description": "The people to export: one top-level condition, and/or/not combining {\"segment\": {\"id\": 3}} and {\"attribute\": {\"field\", \"operator\": eq|exists, \"value\"}}, e.g. {\"and\": [{\"segment\": {\"id\": 3}}]}."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "filters"
+            },
+            "attributes": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "description": "Person attributes to add as extra columns of the export."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "attributes"
+            }
+          },
+          "recordPath": "export",
+          "guards": [],
+          "idempotent": false,
+          "result": "one",
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2322,7 +2805,7 @@ export const definition: ConnectorDefinition = {
     },
     "transactional_message_contents": {
       "name": "transactional_message_contents",
-      "description": "The content variants (one per language) of a transactional message: subject, body, sender. Only list; Customer.io has no endpoint reading one variant.",
+      "description": "The content variants (one per language) of a transactional message: subject, body, sender. List and update; Customer.io has no endpoint reading one variant by its content ID.",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -2504,6 +2987,154 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "update": {
+          "name": "update",
+          "description": "Update one content variant of a transactional message (PUT /v1/transactional/{transactional_id}/content/{content_id}); future sends use it at once. Not for Design Studio or drag-and-drop bodies. Returns the variant.",
+          "method": "PUT",
+          "path": "/transactional/{transactional_id}/content/{content_id}",
+          "params": {
+            "transactional_id": {
+              "in": "path",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "transactional_id"
+            },
+            "content_id": {
+              "in": "path",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The content variant ID (139 in the UI path /transactional/3/templates/139)."
+              },
+              "required": true,
+              "sendDefault": false,
+              "wire": "content_id"
+            },
+            "body": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "The HTML body of the message (not for drag-and-drop bodies)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "body"
+            },
+            "body_amp": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "AMP body (clients without AMP get body)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "body_amp"
+            },
+            "from_id": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The sender identity ID of the from address (sender_identities.list)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "from_id"
+            },
+            "reply_to_id": {
+              "in": "body",
+              "schema": {
+                "type": [
+                  "integer",
+                  "null"
+                ],
+                "minimum": 1,
+                "description": "The sender identity ID of the reply-to address; null removes it."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "reply_to_id"
+            },
+            "recipient": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The recipient expression, e.g. {{customer.email}}."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "recipient"
+            },
+            "subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "The subject line."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "subject"
+            },
+            "preheader_text": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "description": "Preview text shown next to the subject."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "preheader_text"
+            },
+            "headers": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "description": "Custom email headers, e.g. [{\"name\": \"X-Mailgun-Tag\", \"value\": \"my-cool-tag\"}] (ASCII, no spaces; reserved headers cannot be set).",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "name",
+                    "value"
+                  ],
+                  "properties": {
+                    "name": {
+                      "type": "string",
+                      "minLength": 1
+                    },
+                    "value": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "headers"
+            }
+          },
+          "atLeastOneOf": [
+            "body",
+            "body_amp",
+            "from_id",
+            "reply_to_id",
+            "recipient",
+            "subject",
+            "preheader_text",
+            "headers"
+          ],
+          "recordPath": "content",
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2705,6 +3336,9 @@ export const definition: ConnectorDefinition = {
                 "description": "Preview text shown next to the subject."
               },
               "required": false,
+              "aliases": [
+                "preheader_text"
+              ],
               "sendDefault": false,
               "wire": "preheader"
             },
@@ -3469,6 +4103,9 @@ export const definition: ConnectorDefinition = {
                 "description": "The broadcast's ID (shown in its Triggering Details)."
               },
               "required": true,
+              "aliases": [
+                "campaign_id"
+              ],
               "sendDefault": false,
               "wire": "broadcast_id"
             },

@@ -188,6 +188,12 @@ export interface CustomerIoSegmentsGetParams {
   segment_id: number;
 }
 
+/** Create an empty manual segment (POST /v1/segments) with a name and an optional description. Returns the segment. Data-driven segments are created in the UI only. */
+export interface CustomerIoSegmentsCreateParams {
+  /** The segment: {"name": "Manual Segment 1", "description": "My first manual segment"}. */
+  segment: { name: string; description?: string;[key: string]: unknown };
+}
+
 /** Message deliveries (one message instance sent to one person) with their metrics and parents (campaign, action, newsletter, broadcast); by default the last 6 months. */
 export interface CustomerIoMessagesRecord {
   [field: string]: unknown;
@@ -340,7 +346,7 @@ export interface CustomerIoSenderIdentitiesGetParams {
   sender_id: number;
 }
 
-/** Snippets (reusable pieces of message content), identified by their unique name. Only list. */
+/** Snippets (reusable pieces of message content), identified by their unique name. */
 export interface CustomerIoSnippetsRecord {
   [field: string]: unknown;
   name: string;
@@ -352,6 +358,22 @@ export interface CustomerIoSnippetsRecord {
 
 /** List every snippet (GET /v1/snippets); not paged. */
 export interface CustomerIoSnippetsListParams {
+}
+
+/** Create a snippet (POST /v1/snippets). Customer.io refuses a name that already exists (422); update creates or replaces by name. Returns the snippet. */
+export interface CustomerIoSnippetsCreateParams {
+  /** The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed. */
+  name: string;
+  /** The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default). */
+  value: string;
+}
+
+/** Create or update a snippet by name (PUT /v1/snippets): the snippet with this name gets the new value, or is created when no snippet has the name. Returns the snippet. */
+export interface CustomerIoSnippetsUpdateParams {
+  /** The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed. */
+  name: string;
+  /** The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default). */
+  value: string;
 }
 
 /** Collections (data sets referenced from messages with Liquid) with their schema; contents excluded. */
@@ -379,6 +401,28 @@ export interface CustomerIoCollectionsGetParams {
   collection_id: number;
 }
 
+/** Create a collection (POST /v1/collections) from data (an array of row objects) or from a url that serves CSV or JSON; exactly one of data and url. Returns the collection without its rows. */
+export interface CustomerIoCollectionsCreateParams {
+  /** The name of the collection, referenced in messages as {{collection_name.property}}. */
+  name: string;
+  /** The rows of the collection, e.g. [{"eventName": "christmas", "presents": {"total": 2}}] (10 MB in total, 10 KB per row). */
+  data?: Array<Record<string, unknown>>;
+  /** The URL Customer.io downloads the collection's CSV or JSON data from. */
+  url?: string;
+}
+
+/** Update a collection (PUT /v1/collections/{collection_id}): rename it, or replace its contents entirely with data or url (at most one of them). Renaming breaks Liquid references to the old name. Returns the collection. */
+export interface CustomerIoCollectionsUpdateParams {
+  /** The collection ID. */
+  collection_id: number;
+  /** The new name of the collection, referenced in messages as {{collection_name.property}}. */
+  name?: string;
+  /** The rows of the collection, e.g. [{"eventName": "christmas", "presents": {"total": 2}}] (10 MB in total, 10 KB per row). */
+  data?: Array<Record<string, unknown>>;
+  /** The URL Customer.io downloads the collection's CSV or JSON data from. */
+  url?: string;
+}
+
 /** Reporting webhooks (endpoints Customer.io posts message and subscription events to). */
 export interface CustomerIoReportingWebhooksRecord {
   [field: string]: unknown;
@@ -404,6 +448,40 @@ export interface CustomerIoReportingWebhooksListParams {
 export interface CustomerIoReportingWebhooksGetParams {
   /** The reporting webhook ID. */
   webhook_id: number;
+}
+
+/** Create a reporting webhook (POST /v1/reporting_webhooks) that posts the chosen message and subscription events to endpoint. Returns the webhook. */
+export interface CustomerIoReportingWebhooksCreateParams {
+  /** The name of the webhook. */
+  name: string;
+  /** The webhook URL events are posted to (HTTPS recommended). */
+  endpoint: string;
+  /** The events to report, e.g. ["email_sent", "email_opened", "sms_delivered", "customer_unsubscribed"]. */
+  events: Array<string>;
+  /** true: stop sending events to the endpoint; false: enable the webhook. */
+  disabled?: boolean;
+  /** true: send every open and click event; false: unique ones only. */
+  full_resolution?: boolean;
+  /** true: include the message body in _sent events. */
+  with_content?: boolean;
+}
+
+/** Replace the configuration of a reporting webhook (PUT /v1/reporting_webhooks/{webhook_id}): name, endpoint and events are required again. Returns the webhook. */
+export interface CustomerIoReportingWebhooksUpdateParams {
+  /** The reporting webhook ID. */
+  webhook_id: number;
+  /** The name of the webhook. */
+  name: string;
+  /** The webhook URL events are posted to (HTTPS recommended). */
+  endpoint: string;
+  /** The events to report, e.g. ["email_sent", "email_opened", "sms_delivered", "customer_unsubscribed"]. */
+  events: Array<string>;
+  /** true: stop sending events to the endpoint; false: enable the webhook. */
+  disabled?: boolean;
+  /** true: send every open and click event; false: unique ones only. */
+  full_resolution?: boolean;
+  /** true: include the message body in _sent events. */
+  with_content?: boolean;
 }
 
 /** Exports (point-in-time exports of people or deliveries) with their status. */
@@ -438,6 +516,14 @@ export interface CustomerIoExportsGetParams {
   export_id: number;
 }
 
+/** Start an export of the people matching filters (POST /v1/exports/customers). Returns the export metadata (status pending until done); exports.get reads its status. */
+export interface CustomerIoExportsCreateParams {
+  /** The people to export: one top-level condition, and/or/not combining {"segment": {"id": 3}} and {"attribute": {"field", "operator": eq|exists, "value"}}, e.g. {"and": [{"segment": {"id": 3}}]}. */
+  filters: Record<string, unknown>;
+  /** Person attributes to add as extra columns of the export. */
+  attributes?: Array<string>;
+}
+
 /** Transactional message templates (the transactional_message_id used to send), with their tracking and retention settings. */
 export interface CustomerIoTransactionalMessagesRecord {
   [field: string]: unknown;
@@ -466,7 +552,7 @@ export interface CustomerIoTransactionalMessagesGetParams {
   transactional_id: number;
 }
 
-/** The content variants (one per language) of a transactional message: subject, body, sender. Only list; Customer.io has no endpoint reading one variant. */
+/** The content variants (one per language) of a transactional message: subject, body, sender. List and update; Customer.io has no endpoint reading one variant by its content ID. */
 export interface CustomerIoTransactionalMessageContentsRecord {
   [field: string]: unknown;
   /** The content ID (139 in the UI path /transactional/3/templates/139). */
@@ -501,6 +587,30 @@ export interface CustomerIoTransactionalMessageContentsRecord {
 export interface CustomerIoTransactionalMessageContentsListParams {
   /** The transactional message ID (3 in the UI path /transactional/3/templates/139). */
   transactional_id: number;
+}
+
+/** Update one content variant of a transactional message (PUT /v1/transactional/{transactional_id}/content/{content_id}); future sends use it at once. Not for Design Studio or drag-and-drop bodies. Returns the variant. */
+export interface CustomerIoTransactionalMessageContentsUpdateParams {
+  /** The transactional message ID (3 in the UI path /transactional/3/templates/139). */
+  transactional_id: number;
+  /** The content variant ID (139 in the UI path /transactional/3/templates/139). */
+  content_id: number;
+  /** The HTML body of the message (not for drag-and-drop bodies). */
+  body?: string;
+  /** AMP body (clients without AMP get body). */
+  body_amp?: string;
+  /** The sender identity ID of the from address (sender_identities.list). */
+  from_id?: number;
+  /** The sender identity ID of the reply-to address; null removes it. */
+  reply_to_id?: number | null;
+  /** The recipient expression, e.g. {{customer.email}}. */
+  recipient?: string;
+  /** The subject line. */
+  subject?: string;
+  /** Preview text shown next to the subject. */
+  preheader_text?: string;
+  /** Custom email headers, e.g. [{"name": "X-Mailgun-Tag", "value": "my-cool-tag"}] (ASCII, no spaces; reserved headers cannot be set). */
+  headers?: Array<{ name: string; value: string;[key: string]: unknown }>;
 }
 
 /** Send a transactional email to one person (POST /v1/send/email) from a template, with optional overrides; the record is the queued delivery. */
@@ -748,6 +858,7 @@ export type CustomerIoOperations = {
   segments: {
     list: { params: CustomerIoSegmentsListParams; data: CustomerIoSegmentsRecord[]; pagination: never };
     get: { params: CustomerIoSegmentsGetParams; data: CustomerIoSegmentsRecord; pagination: never };
+    create: { params: CustomerIoSegmentsCreateParams; data: Record<string, unknown>; pagination: never };
   };
   messages: {
     list: { params: CustomerIoMessagesListParams; data: CustomerIoMessagesRecord[]; pagination: CustomerIoMessagesListPagination };
@@ -762,18 +873,25 @@ export type CustomerIoOperations = {
   };
   snippets: {
     list: { params: CustomerIoSnippetsListParams; data: CustomerIoSnippetsRecord[]; pagination: never };
+    create: { params: CustomerIoSnippetsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: CustomerIoSnippetsUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   collections: {
     list: { params: CustomerIoCollectionsListParams; data: CustomerIoCollectionsRecord[]; pagination: never };
     get: { params: CustomerIoCollectionsGetParams; data: CustomerIoCollectionsRecord; pagination: never };
+    create: { params: CustomerIoCollectionsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: CustomerIoCollectionsUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   reporting_webhooks: {
     list: { params: CustomerIoReportingWebhooksListParams; data: CustomerIoReportingWebhooksRecord[]; pagination: never };
     get: { params: CustomerIoReportingWebhooksGetParams; data: CustomerIoReportingWebhooksRecord; pagination: never };
+    create: { params: CustomerIoReportingWebhooksCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: CustomerIoReportingWebhooksUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   exports: {
     list: { params: CustomerIoExportsListParams; data: CustomerIoExportsRecord[]; pagination: never };
     get: { params: CustomerIoExportsGetParams; data: CustomerIoExportsRecord; pagination: never };
+    create: { params: CustomerIoExportsCreateParams; data: Record<string, unknown>; pagination: never };
   };
   transactional_messages: {
     list: { params: CustomerIoTransactionalMessagesListParams; data: CustomerIoTransactionalMessagesRecord[]; pagination: never };
@@ -781,6 +899,7 @@ export type CustomerIoOperations = {
   };
   transactional_message_contents: {
     list: { params: CustomerIoTransactionalMessageContentsListParams; data: CustomerIoTransactionalMessageContentsRecord[]; pagination: never };
+    update: { params: CustomerIoTransactionalMessageContentsUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   transactional_email: {
     create: { params: CustomerIoTransactionalEmailCreateParams; data: Record<string, unknown>; pagination: never };
@@ -836,6 +955,7 @@ export type CustomerIoFacade = {
   segments: {
     list(params?: CustomerIoSegmentsListParams): Promise<ExecuteResult<CustomerIoSegmentsRecord[], never>>;
     get(params: CustomerIoSegmentsGetParams): Promise<ExecuteResult<CustomerIoSegmentsRecord, never>>;
+    create(params: CustomerIoSegmentsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   messages: {
     list(params?: CustomerIoMessagesListParams): Promise<ExecuteResult<CustomerIoMessagesRecord[], CustomerIoMessagesListPagination>>;
@@ -850,18 +970,25 @@ export type CustomerIoFacade = {
   };
   snippets: {
     list(params?: CustomerIoSnippetsListParams): Promise<ExecuteResult<CustomerIoSnippetsRecord[], never>>;
+    create(params: CustomerIoSnippetsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: CustomerIoSnippetsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   collections: {
     list(params?: CustomerIoCollectionsListParams): Promise<ExecuteResult<CustomerIoCollectionsRecord[], never>>;
     get(params: CustomerIoCollectionsGetParams): Promise<ExecuteResult<CustomerIoCollectionsRecord, never>>;
+    create(params: CustomerIoCollectionsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: CustomerIoCollectionsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   reporting_webhooks: {
     list(params?: CustomerIoReportingWebhooksListParams): Promise<ExecuteResult<CustomerIoReportingWebhooksRecord[], never>>;
     get(params: CustomerIoReportingWebhooksGetParams): Promise<ExecuteResult<CustomerIoReportingWebhooksRecord, never>>;
+    create(params: CustomerIoReportingWebhooksCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: CustomerIoReportingWebhooksUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   exports: {
     list(params?: CustomerIoExportsListParams): Promise<ExecuteResult<CustomerIoExportsRecord[], never>>;
     get(params: CustomerIoExportsGetParams): Promise<ExecuteResult<CustomerIoExportsRecord, never>>;
+    create(params: CustomerIoExportsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   transactional_messages: {
     list(params?: CustomerIoTransactionalMessagesListParams): Promise<ExecuteResult<CustomerIoTransactionalMessagesRecord[], never>>;
@@ -869,6 +996,7 @@ export type CustomerIoFacade = {
   };
   transactional_message_contents: {
     list(params: CustomerIoTransactionalMessageContentsListParams): Promise<ExecuteResult<CustomerIoTransactionalMessageContentsRecord[], never>>;
+    update(params: CustomerIoTransactionalMessageContentsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   transactional_email: {
     create(params: CustomerIoTransactionalEmailCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
@@ -905,6 +1033,7 @@ export const customerIoFacade = (connector: Connector): CustomerIoFacade => ({
   segments: {
     list: (params = {}) => connector.execute<CustomerIoSegmentsRecord[], never>("segments", "list", { ...params }),
     get: (params) => connector.execute<CustomerIoSegmentsRecord, never>("segments", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("segments", "create", { ...params }),
   },
   messages: {
     list: (params = {}) => connector.execute<CustomerIoMessagesRecord[], CustomerIoMessagesListPagination>("messages", "list", { ...params }),
@@ -919,18 +1048,25 @@ export const customerIoFacade = (connector: Connector): CustomerIoFacade => ({
   },
   snippets: {
     list: (params = {}) => connector.execute<CustomerIoSnippetsRecord[], never>("snippets", "list", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("snippets", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("snippets", "update", { ...params }),
   },
   collections: {
     list: (params = {}) => connector.execute<CustomerIoCollectionsRecord[], never>("collections", "list", { ...params }),
     get: (params) => connector.execute<CustomerIoCollectionsRecord, never>("collections", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("collections", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("collections", "update", { ...params }),
   },
   reporting_webhooks: {
     list: (params = {}) => connector.execute<CustomerIoReportingWebhooksRecord[], never>("reporting_webhooks", "list", { ...params }),
     get: (params) => connector.execute<CustomerIoReportingWebhooksRecord, never>("reporting_webhooks", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("reporting_webhooks", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("reporting_webhooks", "update", { ...params }),
   },
   exports: {
     list: (params = {}) => connector.execute<CustomerIoExportsRecord[], never>("exports", "list", { ...params }),
     get: (params) => connector.execute<CustomerIoExportsRecord, never>("exports", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("exports", "create", { ...params }),
   },
   transactional_messages: {
     list: (params = {}) => connector.execute<CustomerIoTransactionalMessagesRecord[], never>("transactional_messages", "list", { ...params }),
@@ -938,6 +1074,7 @@ export const customerIoFacade = (connector: Connector): CustomerIoFacade => ({
   },
   transactional_message_contents: {
     list: (params) => connector.execute<CustomerIoTransactionalMessageContentsRecord[], never>("transactional_message_contents", "list", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("transactional_message_contents", "update", { ...params }),
   },
   transactional_email: {
     create: (params) => connector.execute<Record<string, unknown>, never>("transactional_email", "create", { ...params }),

@@ -730,8 +730,165 @@ else {
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
-export const messages__list = validate18;
+export const segments__create = validate18;
 const schema19 = {
+    "$id": "segments__create",
+    "type": "object",
+    "properties": {
+        "segment": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": { "type": "string", "minLength": 1, "description": "The name of the segment." },
+                "description": { "type": "string", "description": "A description of the segment." }
+            },
+            "description": "The segment: {\"name\": \"Manual Segment 1\", \"description\": \"My first manual segment\"}."
+        }
+    },
+    "required": ["segment"],
+    "additionalProperties": false
+};
+const func2 = require("ajv/dist/runtime/ucs2length").default;
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.segment === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "segment" },
+            message: "must have required property '" + "segment" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "segment")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.segment !== undefined) {
+        let data0 = data.segment;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.name === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/segment",
+                    schemaPath: "#/properties/segment/required",
+                    keyword: "required",
+                    params: { missingProperty: "name" },
+                    message: "must have required property '" + "name" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.name !== undefined) {
+                let data1 = data0.name;
+                if (typeof data1 === "string") {
+                    if (func2(data1) < 1) {
+                        const err3 = {
+                            instancePath: instancePath + "/segment/name",
+                            schemaPath: "#/properties/segment/properties/name/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err3];
+                        }
+                        else {
+                            vErrors.push(err3);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err4 = {
+                        instancePath: instancePath + "/segment/name",
+                        schemaPath: "#/properties/segment/properties/name/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.description !== undefined) {
+                if (typeof data0.description !== "string") {
+                    const err5 = {
+                        instancePath: instancePath + "/segment/description",
+                        schemaPath: "#/properties/segment/properties/description/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/segment",
+                schemaPath: "#/properties/segment/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate18.errors = vErrors; return errors === 0; }
+export const messages__list = validate19;
+const schema20 = {
     "$id": "messages__list",
     "type": "object",
     "properties": {
@@ -782,10 +939,10 @@ const schema19 = {
     },
     "additionalProperties": false
 };
-const func2 = Object.prototype.hasOwnProperty;
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+const func3 = Object.prototype.hasOwnProperty;
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(func2.call(schema19.properties, key0))) {
+        if (!(func3.call(schema20.properties, key0))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -896,7 +1053,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/type",
                 schemaPath: "#/properties/type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema19.properties.type.enum },
+                params: { allowedValues: schema20.properties.type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -931,7 +1088,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/metric",
                 schemaPath: "#/properties/metric/enum",
                 keyword: "enum",
-                params: { allowedValues: schema19.properties.metric.enum },
+                params: { allowedValues: schema20.properties.metric.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1174,9 +1331,9 @@ else {
         vErrors.push(err21);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const messages__get = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const messages__get = validate20;
+const schema21 = {
     "$id": "messages__get",
     "type": "object",
     "properties": {
@@ -1186,8 +1343,7 @@ const schema20 = {
     "required": ["message_id"],
     "additionalProperties": false
 };
-const func3 = require("ajv/dist/runtime/ucs2length").default;
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.message_id === undefined) {
         const err0 = {
             instancePath,
@@ -1225,7 +1381,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.message_id !== undefined) {
         let data0 = data.message_id;
         if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
+            if (func2(data0) < 1) {
                 const err2 = {
                     instancePath: instancePath + "/message_id",
                     schemaPath: "#/properties/message_id/minLength",
@@ -1287,9 +1443,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const activities__list = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const activities__list = validate21;
+const schema22 = {
     "$id": "activities__list",
     "type": "object",
     "properties": {
@@ -1323,7 +1479,7 @@ const schema21 = {
     },
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="activities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="activities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((((((key0 === "start") || (key0 === "limit")) || (key0 === "type")) || (key0 === "name")) || (key0 === "deleted")) || (key0 === "customer_id")) || (key0 === "id_type"))) {
             const err0 = {
@@ -1416,7 +1572,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== undefined) {
         let data2 = data.type;
         if (typeof data2 === "string") {
-            if (func3(data2) < 1) {
+            if (func2(data2) < 1) {
                 const err5 = {
                     instancePath: instancePath + "/type",
                     schemaPath: "#/properties/type/minLength",
@@ -1453,7 +1609,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== undefined) {
         let data3 = data.name;
         if (typeof data3 === "string") {
-            if (func3(data3) < 1) {
+            if (func2(data3) < 1) {
                 const err7 = {
                     instancePath: instancePath + "/name",
                     schemaPath: "#/properties/name/minLength",
@@ -1508,7 +1664,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.customer_id !== undefined) {
         let data5 = data.customer_id;
         if (typeof data5 === "string") {
-            if (func3(data5) < 1) {
+            if (func2(data5) < 1) {
                 const err10 = {
                     instancePath: instancePath + "/customer_id",
                     schemaPath: "#/properties/customer_id/minLength",
@@ -1565,7 +1721,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/id_type",
                 schemaPath: "#/properties/id_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema21.properties.id_type.enum },
+                params: { allowedValues: schema22.properties.id_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1587,9 +1743,9 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const sender_identities__list = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const sender_identities__list = validate22;
+const schema23 = {
     "$id": "sender_identities__list",
     "type": "object",
     "properties": {
@@ -1603,7 +1759,7 @@ const schema22 = {
     },
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "start") || (key0 === "limit")) || (key0 === "sort")) || (key0 === "hidden"))) {
             const err0 = {
@@ -1700,7 +1856,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/sort",
                 schemaPath: "#/properties/sort/enum",
                 keyword: "enum",
-                params: { allowedValues: schema22.properties.sort.enum },
+                params: { allowedValues: schema23.properties.sort.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1740,16 +1896,16 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const sender_identities__get = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const sender_identities__get = validate23;
+const schema24 = {
     "$id": "sender_identities__get",
     "type": "object",
     "properties": { "sender_id": { "type": "integer", "minimum": 1, "description": "The sender ID." } },
     "required": ["sender_id"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sender_id === undefined) {
         const err0 = {
             instancePath,
@@ -1831,40 +1987,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const snippets__list = validate23;
-const schema24 = { "$id": "snippets__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="snippets__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    for (const key0 in data) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/additionalProperties",
-            keyword: "additionalProperties",
-            params: { additionalProperty: key0 },
-            message: "must NOT have additional properties"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-}
-else {
-    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err1];
-    }
-    else {
-        vErrors.push(err1);
-    }
-    errors++;
 } validate23.errors = vErrors; return errors === 0; }
-export const collections__list = validate24;
-const schema25 = { "$id": "collections__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+export const snippets__list = validate24;
+const schema25 = { "$id": "snippets__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="snippets__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1892,15 +2018,349 @@ else {
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
-export const collections__get = validate25;
+export const snippets__create = validate25;
 const schema26 = {
+    "$id": "snippets__create",
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 150,
+            "description": "The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed."
+        },
+        "value": {
+            "type": "string",
+            "description": "The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default)."
+        }
+    },
+    "required": ["name", "value"],
+    "additionalProperties": false
+};
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="snippets__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.value === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "value" },
+            message: "must have required property '" + "value" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "name") || (key0 === "value"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 150) {
+                const err3 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 150 },
+                    message: "must NOT have more than 150 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            if (func2(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.value !== undefined) {
+        if (typeof data.value !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/value",
+                schemaPath: "#/properties/value/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate25.errors = vErrors; return errors === 0; }
+export const snippets__update = validate26;
+const schema27 = {
+    "$id": "snippets__update",
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 150,
+            "description": "The unique name of the snippet, referenced as {{snippets.<name>}}; whitespace around it is trimmed."
+        },
+        "value": {
+            "type": "string",
+            "description": "The content of the snippet (text or Liquid); whitespace around it is trimmed. Customer.io's maximum length depends on the environment (16000 by default)."
+        }
+    },
+    "required": ["name", "value"],
+    "additionalProperties": false
+};
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="snippets__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.value === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "value" },
+            message: "must have required property '" + "value" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "name") || (key0 === "value"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 150) {
+                const err3 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 150 },
+                    message: "must NOT have more than 150 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            if (func2(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.value !== undefined) {
+        if (typeof data.value !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/value",
+                schemaPath: "#/properties/value/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate26.errors = vErrors; return errors === 0; }
+export const collections__list = validate27;
+const schema28 = { "$id": "collections__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate27.errors = vErrors; return errors === 0; }
+export const collections__get = validate28;
+const schema29 = {
     "$id": "collections__get",
     "type": "object",
     "properties": { "collection_id": { "type": "integer", "minimum": 1, "description": "The collection ID." } },
     "required": ["collection_id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.collection_id === undefined) {
         const err0 = {
             instancePath,
@@ -1982,10 +2442,419 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const reporting_webhooks__list = validate26;
-const schema27 = { "$id": "reporting_webhooks__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate28.errors = vErrors; return errors === 0; }
+export const collections__create = validate29;
+const schema30 = {
+    "$id": "collections__create",
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The name of the collection, referenced in messages as {{collection_name.property}}."
+        },
+        "data": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "The rows of the collection, e.g. [{\"eventName\": \"christmas\", \"presents\": {\"total\": 2}}] (10 MB in total, 10 KB per row)."
+        },
+        "url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The URL Customer.io downloads the collection's CSV or JSON data from."
+        }
+    },
+    "required": ["name"],
+    "additionalProperties": false
+};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "name") || (key0 === "data")) || (key0 === "url"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.data !== undefined) {
+        let data1 = data.data;
+        if (Array.isArray(data1)) {
+            const len0 = data1.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data2 = data1[i0];
+                if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+                    const err4 = {
+                        instancePath: instancePath + "/data/" + i0,
+                        schemaPath: "#/properties/data/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/data",
+                schemaPath: "#/properties/data/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.url !== undefined) {
+        let data3 = data.url;
+        if (typeof data3 === "string") {
+            if (!(formats0(data3))) {
+                const err6 = {
+                    instancePath: instancePath + "/url",
+                    schemaPath: "#/properties/url/format",
+                    keyword: "format",
+                    params: { format: "uri" },
+                    message: "must match format \"" + "uri" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/url",
+                schemaPath: "#/properties/url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err8];
+    }
+    else {
+        vErrors.push(err8);
+    }
+    errors++;
+} validate29.errors = vErrors; return errors === 0; }
+export const collections__update = validate30;
+const schema31 = {
+    "$id": "collections__update",
+    "type": "object",
+    "properties": {
+        "collection_id": { "type": "integer", "minimum": 1, "description": "The collection ID." },
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The new name of the collection, referenced in messages as {{collection_name.property}}."
+        },
+        "data": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "The rows of the collection, e.g. [{\"eventName\": \"christmas\", \"presents\": {\"total\": 2}}] (10 MB in total, 10 KB per row)."
+        },
+        "url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The URL Customer.io downloads the collection's CSV or JSON data from."
+        }
+    },
+    "required": ["collection_id"],
+    "additionalProperties": false
+};
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.collection_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "collection_id" },
+            message: "must have required property '" + "collection_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((key0 === "collection_id") || (key0 === "name")) || (key0 === "data")) || (key0 === "url"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.collection_id !== undefined) {
+        let data0 = data.collection_id;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err2 = {
+                instancePath: instancePath + "/collection_id",
+                schemaPath: "#/properties/collection_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 1 || isNaN(data0)) {
+                const err3 = {
+                    instancePath: instancePath + "/collection_id",
+                    schemaPath: "#/properties/collection_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.data !== undefined) {
+        let data2 = data.data;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                    const err6 = {
+                        instancePath: instancePath + "/data/" + i0,
+                        schemaPath: "#/properties/data/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/data",
+                schemaPath: "#/properties/data/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.url !== undefined) {
+        let data4 = data.url;
+        if (typeof data4 === "string") {
+            if (!(formats0(data4))) {
+                const err8 = {
+                    instancePath: instancePath + "/url",
+                    schemaPath: "#/properties/url/format",
+                    keyword: "format",
+                    params: { format: "uri" },
+                    message: "must match format \"" + "uri" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/url",
+                schemaPath: "#/properties/url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err10];
+    }
+    else {
+        vErrors.push(err10);
+    }
+    errors++;
+} validate30.errors = vErrors; return errors === 0; }
+export const reporting_webhooks__list = validate31;
+const schema32 = { "$id": "reporting_webhooks__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -2012,16 +2881,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const reporting_webhooks__get = validate27;
-const schema28 = {
+} validate31.errors = vErrors; return errors === 0; }
+export const reporting_webhooks__get = validate32;
+const schema33 = {
     "$id": "reporting_webhooks__get",
     "type": "object",
     "properties": { "webhook_id": { "type": "integer", "minimum": 1, "description": "The reporting webhook ID." } },
     "required": ["webhook_id"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.webhook_id === undefined) {
         const err0 = {
             instancePath,
@@ -2103,10 +2972,680 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const exports__list = validate28;
-const schema29 = { "$id": "exports__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate32.errors = vErrors; return errors === 0; }
+export const reporting_webhooks__create = validate33;
+const schema34 = {
+    "$id": "reporting_webhooks__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "The name of the webhook." },
+        "endpoint": {
+            "type": "string",
+            "format": "uri",
+            "description": "The webhook URL events are posted to (HTTPS recommended)."
+        },
+        "events": {
+            "type": "array",
+            "minItems": 1,
+            "items": { "type": "string", "minLength": 1 },
+            "description": "The events to report, e.g. [\"email_sent\", \"email_opened\", \"sms_delivered\", \"customer_unsubscribed\"]."
+        },
+        "disabled": {
+            "type": "boolean",
+            "description": "true: stop sending events to the endpoint; false: enable the webhook."
+        },
+        "full_resolution": { "type": "boolean", "description": "true: send every open and click event; false: unique ones only." },
+        "with_content": { "type": "boolean", "description": "true: include the message body in _sent events." }
+    },
+    "required": ["name", "endpoint", "events"],
+    "additionalProperties": false
+};
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.endpoint === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "endpoint" },
+            message: "must have required property '" + "endpoint" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.events === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "events" },
+            message: "must have required property '" + "events" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((((key0 === "name") || (key0 === "endpoint")) || (key0 === "events")) || (key0 === "disabled")) || (key0 === "full_resolution")) || (key0 === "with_content"))) {
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.endpoint !== undefined) {
+        let data1 = data.endpoint;
+        if (typeof data1 === "string") {
+            if (!(formats0(data1))) {
+                const err6 = {
+                    instancePath: instancePath + "/endpoint",
+                    schemaPath: "#/properties/endpoint/format",
+                    keyword: "format",
+                    params: { format: "uri" },
+                    message: "must match format \"" + "uri" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/endpoint",
+                schemaPath: "#/properties/endpoint/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.events !== undefined) {
+        let data2 = data.events;
+        if (Array.isArray(data2)) {
+            if (data2.length < 1) {
+                const err8 = {
+                    instancePath: instancePath + "/events",
+                    schemaPath: "#/properties/events/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (typeof data3 === "string") {
+                    if (func2(data3) < 1) {
+                        const err9 = {
+                            instancePath: instancePath + "/events/" + i0,
+                            schemaPath: "#/properties/events/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err10 = {
+                        instancePath: instancePath + "/events/" + i0,
+                        schemaPath: "#/properties/events/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/events",
+                schemaPath: "#/properties/events/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.disabled !== undefined) {
+        if (typeof data.disabled !== "boolean") {
+            const err12 = {
+                instancePath: instancePath + "/disabled",
+                schemaPath: "#/properties/disabled/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.full_resolution !== undefined) {
+        if (typeof data.full_resolution !== "boolean") {
+            const err13 = {
+                instancePath: instancePath + "/full_resolution",
+                schemaPath: "#/properties/full_resolution/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.with_content !== undefined) {
+        if (typeof data.with_content !== "boolean") {
+            const err14 = {
+                instancePath: instancePath + "/with_content",
+                schemaPath: "#/properties/with_content/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err15];
+    }
+    else {
+        vErrors.push(err15);
+    }
+    errors++;
+} validate33.errors = vErrors; return errors === 0; }
+export const reporting_webhooks__update = validate34;
+const schema35 = {
+    "$id": "reporting_webhooks__update",
+    "type": "object",
+    "properties": {
+        "webhook_id": { "type": "integer", "minimum": 1, "description": "The reporting webhook ID." },
+        "name": { "type": "string", "minLength": 1, "description": "The name of the webhook." },
+        "endpoint": {
+            "type": "string",
+            "format": "uri",
+            "description": "The webhook URL events are posted to (HTTPS recommended)."
+        },
+        "events": {
+            "type": "array",
+            "minItems": 1,
+            "items": { "type": "string", "minLength": 1 },
+            "description": "The events to report, e.g. [\"email_sent\", \"email_opened\", \"sms_delivered\", \"customer_unsubscribed\"]."
+        },
+        "disabled": {
+            "type": "boolean",
+            "description": "true: stop sending events to the endpoint; false: enable the webhook."
+        },
+        "full_resolution": { "type": "boolean", "description": "true: send every open and click event; false: unique ones only." },
+        "with_content": { "type": "boolean", "description": "true: include the message body in _sent events." }
+    },
+    "required": ["webhook_id", "name", "endpoint", "events"],
+    "additionalProperties": false
+};
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.webhook_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "webhook_id" },
+            message: "must have required property '" + "webhook_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.name === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.endpoint === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "endpoint" },
+            message: "must have required property '" + "endpoint" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.events === undefined) {
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "events" },
+            message: "must have required property '" + "events" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((((key0 === "webhook_id") || (key0 === "name")) || (key0 === "endpoint")) || (key0 === "events")) || (key0 === "disabled")) || (key0 === "full_resolution")) || (key0 === "with_content"))) {
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.webhook_id !== undefined) {
+        let data0 = data.webhook_id;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err5 = {
+                instancePath: instancePath + "/webhook_id",
+                schemaPath: "#/properties/webhook_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 1 || isNaN(data0)) {
+                const err6 = {
+                    instancePath: instancePath + "/webhook_id",
+                    schemaPath: "#/properties/webhook_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.endpoint !== undefined) {
+        let data2 = data.endpoint;
+        if (typeof data2 === "string") {
+            if (!(formats0(data2))) {
+                const err9 = {
+                    instancePath: instancePath + "/endpoint",
+                    schemaPath: "#/properties/endpoint/format",
+                    keyword: "format",
+                    params: { format: "uri" },
+                    message: "must match format \"" + "uri" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/endpoint",
+                schemaPath: "#/properties/endpoint/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.events !== undefined) {
+        let data3 = data.events;
+        if (Array.isArray(data3)) {
+            if (data3.length < 1) {
+                const err11 = {
+                    instancePath: instancePath + "/events",
+                    schemaPath: "#/properties/events/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+            const len0 = data3.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data4 = data3[i0];
+                if (typeof data4 === "string") {
+                    if (func2(data4) < 1) {
+                        const err12 = {
+                            instancePath: instancePath + "/events/" + i0,
+                            schemaPath: "#/properties/events/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err12];
+                        }
+                        else {
+                            vErrors.push(err12);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err13 = {
+                        instancePath: instancePath + "/events/" + i0,
+                        schemaPath: "#/properties/events/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err13];
+                    }
+                    else {
+                        vErrors.push(err13);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/events",
+                schemaPath: "#/properties/events/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.disabled !== undefined) {
+        if (typeof data.disabled !== "boolean") {
+            const err15 = {
+                instancePath: instancePath + "/disabled",
+                schemaPath: "#/properties/disabled/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.full_resolution !== undefined) {
+        if (typeof data.full_resolution !== "boolean") {
+            const err16 = {
+                instancePath: instancePath + "/full_resolution",
+                schemaPath: "#/properties/full_resolution/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.with_content !== undefined) {
+        if (typeof data.with_content !== "boolean") {
+            const err17 = {
+                instancePath: instancePath + "/with_content",
+                schemaPath: "#/properties/with_content/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err18];
+    }
+    else {
+        vErrors.push(err18);
+    }
+    errors++;
+} validate34.errors = vErrors; return errors === 0; }
+export const exports__list = validate35;
+const schema36 = { "$id": "exports__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -2133,16 +3672,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const exports__get = validate29;
-const schema30 = {
+} validate35.errors = vErrors; return errors === 0; }
+export const exports__get = validate36;
+const schema37 = {
     "$id": "exports__get",
     "type": "object",
     "properties": { "export_id": { "type": "integer", "minimum": 1, "description": "The export ID." } },
     "required": ["export_id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.export_id === undefined) {
         const err0 = {
             instancePath,
@@ -2224,10 +3763,188 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const transactional_messages__list = validate30;
-const schema31 = { "$id": "transactional_messages__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate36.errors = vErrors; return errors === 0; }
+export const exports__create = validate37;
+const schema38 = {
+    "$id": "exports__create",
+    "type": "object",
+    "properties": {
+        "filters": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "description": "The people to export: one top-level condition, and/or/not combining {\"segment\": {\"id\": 3}} and {\"attribute\": {\"field\", \"operator\": eq|exists, \"value\"}}, e.g. {\"and\": [{\"segment\": {\"id\": 3}}]}."
+        },
+        "attributes": {
+            "type": "array",
+            "items": { "type": "string", "minLength": 1 },
+            "description": "Person attributes to add as extra columns of the export."
+        }
+    },
+    "required": ["filters"],
+    "additionalProperties": false
+};
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.filters === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filters" },
+            message: "must have required property '" + "filters" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "filters") || (key0 === "attributes"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.filters !== undefined) {
+        let data0 = data.filters;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (Object.keys(data0).length > 1) {
+                const err2 = {
+                    instancePath: instancePath + "/filters",
+                    schemaPath: "#/properties/filters/maxProperties",
+                    keyword: "maxProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have more than 1 properties"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (Object.keys(data0).length < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/filters",
+                    schemaPath: "#/properties/filters/minProperties",
+                    keyword: "minProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 properties"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/filters",
+                schemaPath: "#/properties/filters/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.attributes !== undefined) {
+        let data1 = data.attributes;
+        if (Array.isArray(data1)) {
+            const len0 = data1.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data2 = data1[i0];
+                if (typeof data2 === "string") {
+                    if (func2(data2) < 1) {
+                        const err5 = {
+                            instancePath: instancePath + "/attributes/" + i0,
+                            schemaPath: "#/properties/attributes/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err5];
+                        }
+                        else {
+                            vErrors.push(err5);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err6 = {
+                        instancePath: instancePath + "/attributes/" + i0,
+                        schemaPath: "#/properties/attributes/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/attributes",
+                schemaPath: "#/properties/attributes/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err8];
+    }
+    else {
+        vErrors.push(err8);
+    }
+    errors++;
+} validate37.errors = vErrors; return errors === 0; }
+export const transactional_messages__list = validate38;
+const schema39 = { "$id": "transactional_messages__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -2254,9 +3971,9 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const transactional_messages__get = validate31;
-const schema32 = {
+} validate38.errors = vErrors; return errors === 0; }
+export const transactional_messages__get = validate39;
+const schema40 = {
     "$id": "transactional_messages__get",
     "type": "object",
     "properties": {
@@ -2269,7 +3986,7 @@ const schema32 = {
     "required": ["transactional_id"],
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_id === undefined) {
         const err0 = {
             instancePath,
@@ -2351,9 +4068,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const transactional_message_contents__list = validate32;
-const schema33 = {
+} validate39.errors = vErrors; return errors === 0; }
+export const transactional_message_contents__list = validate40;
+const schema41 = {
     "$id": "transactional_message_contents__list",
     "type": "object",
     "properties": {
@@ -2366,7 +4083,7 @@ const schema33 = {
     "required": ["transactional_id"],
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_message_contents__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_message_contents__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_id === undefined) {
         const err0 = {
             instancePath,
@@ -2448,9 +4165,501 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const transactional_email__create = validate33;
-const schema34 = {
+} validate40.errors = vErrors; return errors === 0; }
+export const transactional_message_contents__update = validate41;
+const schema42 = {
+    "$id": "transactional_message_contents__update",
+    "type": "object",
+    "properties": {
+        "transactional_id": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
+        },
+        "content_id": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The content variant ID (139 in the UI path /transactional/3/templates/139)."
+        },
+        "body": { "type": "string", "description": "The HTML body of the message (not for drag-and-drop bodies)." },
+        "body_amp": { "type": "string", "description": "AMP body (clients without AMP get body)." },
+        "from_id": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The sender identity ID of the from address (sender_identities.list)."
+        },
+        "reply_to_id": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "description": "The sender identity ID of the reply-to address; null removes it."
+        },
+        "recipient": { "type": "string", "minLength": 1, "description": "The recipient expression, e.g. {{customer.email}}." },
+        "subject": { "type": "string", "description": "The subject line." },
+        "preheader_text": { "type": "string", "description": "Preview text shown next to the subject." },
+        "headers": {
+            "type": "array",
+            "description": "Custom email headers, e.g. [{\"name\": \"X-Mailgun-Tag\", \"value\": \"my-cool-tag\"}] (ASCII, no spaces; reserved headers cannot be set).",
+            "items": {
+                "type": "object",
+                "required": ["name", "value"],
+                "properties": { "name": { "type": "string", "minLength": 1 }, "value": { "type": "string" } }
+            }
+        }
+    },
+    "required": ["transactional_id", "content_id"],
+    "additionalProperties": false
+};
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_message_contents__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.transactional_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_id" },
+            message: "must have required property '" + "transactional_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.content_id === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "content_id" },
+            message: "must have required property '" + "content_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func3.call(schema42.properties, key0))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.transactional_id !== undefined) {
+        let data0 = data.transactional_id;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err3 = {
+                instancePath: instancePath + "/transactional_id",
+                schemaPath: "#/properties/transactional_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 1 || isNaN(data0)) {
+                const err4 = {
+                    instancePath: instancePath + "/transactional_id",
+                    schemaPath: "#/properties/transactional_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.content_id !== undefined) {
+        let data1 = data.content_id;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err5 = {
+                instancePath: instancePath + "/content_id",
+                schemaPath: "#/properties/content_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 < 1 || isNaN(data1)) {
+                const err6 = {
+                    instancePath: instancePath + "/content_id",
+                    schemaPath: "#/properties/content_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.body !== undefined) {
+        if (typeof data.body !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.body_amp !== undefined) {
+        if (typeof data.body_amp !== "string") {
+            const err8 = {
+                instancePath: instancePath + "/body_amp",
+                schemaPath: "#/properties/body_amp/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.from_id !== undefined) {
+        let data4 = data.from_id;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err9 = {
+                instancePath: instancePath + "/from_id",
+                schemaPath: "#/properties/from_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+        if (typeof data4 == "number") {
+            if (data4 < 1 || isNaN(data4)) {
+                const err10 = {
+                    instancePath: instancePath + "/from_id",
+                    schemaPath: "#/properties/from_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.reply_to_id !== undefined) {
+        let data5 = data.reply_to_id;
+        if ((!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) && (data5 !== null)) {
+            const err11 = {
+                instancePath: instancePath + "/reply_to_id",
+                schemaPath: "#/properties/reply_to_id/type",
+                keyword: "type",
+                params: { type: schema42.properties.reply_to_id.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+        if (typeof data5 == "number") {
+            if (data5 < 1 || isNaN(data5)) {
+                const err12 = {
+                    instancePath: instancePath + "/reply_to_id",
+                    schemaPath: "#/properties/reply_to_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.recipient !== undefined) {
+        let data6 = data.recipient;
+        if (typeof data6 === "string") {
+            if (func2(data6) < 1) {
+                const err13 = {
+                    instancePath: instancePath + "/recipient",
+                    schemaPath: "#/properties/recipient/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/recipient",
+                schemaPath: "#/properties/recipient/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.subject !== undefined) {
+        if (typeof data.subject !== "string") {
+            const err15 = {
+                instancePath: instancePath + "/subject",
+                schemaPath: "#/properties/subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.preheader_text !== undefined) {
+        if (typeof data.preheader_text !== "string") {
+            const err16 = {
+                instancePath: instancePath + "/preheader_text",
+                schemaPath: "#/properties/preheader_text/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.headers !== undefined) {
+        let data9 = data.headers;
+        if (Array.isArray(data9)) {
+            const len0 = data9.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data10 = data9[i0];
+                if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
+                    if (data10.name === undefined) {
+                        const err17 = {
+                            instancePath: instancePath + "/headers/" + i0,
+                            schemaPath: "#/properties/headers/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "name" },
+                            message: "must have required property '" + "name" + "'"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err17];
+                        }
+                        else {
+                            vErrors.push(err17);
+                        }
+                        errors++;
+                    }
+                    if (data10.value === undefined) {
+                        const err18 = {
+                            instancePath: instancePath + "/headers/" + i0,
+                            schemaPath: "#/properties/headers/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "value" },
+                            message: "must have required property '" + "value" + "'"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err18];
+                        }
+                        else {
+                            vErrors.push(err18);
+                        }
+                        errors++;
+                    }
+                    if (data10.name !== undefined) {
+                        let data11 = data10.name;
+                        if (typeof data11 === "string") {
+                            if (func2(data11) < 1) {
+                                const err19 = {
+                                    instancePath: instancePath + "/headers/" + i0 + "/name",
+                                    schemaPath: "#/properties/headers/items/properties/name/minLength",
+                                    keyword: "minLength",
+                                    params: { limit: 1 },
+                                    message: "must NOT have fewer than 1 characters"
+                                };
+                                if (vErrors === null) {
+                                    vErrors = [err19];
+                                }
+                                else {
+                                    vErrors.push(err19);
+                                }
+                                errors++;
+                            }
+                        }
+                        else {
+                            const err20 = {
+                                instancePath: instancePath + "/headers/" + i0 + "/name",
+                                schemaPath: "#/properties/headers/items/properties/name/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err20];
+                            }
+                            else {
+                                vErrors.push(err20);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data10.value !== undefined) {
+                        if (typeof data10.value !== "string") {
+                            const err21 = {
+                                instancePath: instancePath + "/headers/" + i0 + "/value",
+                                schemaPath: "#/properties/headers/items/properties/value/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err21];
+                            }
+                            else {
+                                vErrors.push(err21);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err22 = {
+                        instancePath: instancePath + "/headers/" + i0,
+                        schemaPath: "#/properties/headers/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err22];
+                    }
+                    else {
+                        vErrors.push(err22);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/headers",
+                schemaPath: "#/properties/headers/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err24];
+    }
+    else {
+        vErrors.push(err24);
+    }
+    errors++;
+} validate41.errors = vErrors; return errors === 0; }
+export const transactional_email__create = validate42;
+const schema43 = {
     "$id": "transactional_email__create",
     "type": "object",
     "properties": {
@@ -2537,7 +4746,7 @@ const schema34 = {
     "required": ["to"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_email__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_email__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.to === undefined) {
         const err0 = {
             instancePath,
@@ -2555,7 +4764,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func2.call(schema34.properties, key0))) {
+        if (!(func3.call(schema43.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2579,7 +4788,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/transactional_message_id",
                 schemaPath: "#/properties/transactional_message_id/type",
                 keyword: "type",
-                params: { type: schema34.properties.transactional_message_id.type },
+                params: { type: schema43.properties.transactional_message_id.type },
                 message: "must be integer,string"
             };
             if (vErrors === null) {
@@ -2591,7 +4800,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
+            if (func2(data0) < 1) {
                 const err3 = {
                     instancePath: instancePath + "/transactional_message_id",
                     schemaPath: "#/properties/transactional_message_id/minLength",
@@ -2612,7 +4821,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.to !== undefined) {
         let data1 = data.to;
         if (typeof data1 === "string") {
-            if (func3(data1) < 1) {
+            if (func2(data1) < 1) {
                 const err4 = {
                     instancePath: instancePath + "/to",
                     schemaPath: "#/properties/to/minLength",
@@ -2702,7 +4911,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.id !== undefined) {
                 let data3 = data2.id;
                 if (typeof data3 === "string") {
-                    if (func3(data3) < 1) {
+                    if (func2(data3) < 1) {
                         const err9 = {
                             instancePath: instancePath + "/identifiers/id",
                             schemaPath: "#/properties/identifiers/properties/id/minLength",
@@ -2739,7 +4948,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.email !== undefined) {
                 let data4 = data2.email;
                 if (typeof data4 === "string") {
-                    if (func3(data4) < 1) {
+                    if (func2(data4) < 1) {
                         const err11 = {
                             instancePath: instancePath + "/identifiers/email",
                             schemaPath: "#/properties/identifiers/properties/email/minLength",
@@ -2776,7 +4985,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.cio_id !== undefined) {
                 let data5 = data2.cio_id;
                 if (typeof data5 === "string") {
-                    if (func3(data5) < 1) {
+                    if (func2(data5) < 1) {
                         const err13 = {
                             instancePath: instancePath + "/identifiers/cio_id",
                             schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
@@ -2850,7 +5059,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.from !== undefined) {
         let data7 = data.from;
         if (typeof data7 === "string") {
-            if (func3(data7) < 1) {
+            if (func2(data7) < 1) {
                 const err17 = {
                     instancePath: instancePath + "/from",
                     schemaPath: "#/properties/from/minLength",
@@ -3214,7 +5423,7 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.language !== undefined) {
         let data25 = data.language;
         if (typeof data25 === "string") {
-            if (func3(data25) < 2) {
+            if (func2(data25) < 2) {
                 const err37 = {
                     instancePath: instancePath + "/language",
                     schemaPath: "#/properties/language/minLength",
@@ -3276,9 +5485,9 @@ else {
         vErrors.push(err40);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const transactional_sms__create = validate34;
-const schema35 = {
+} validate42.errors = vErrors; return errors === 0; }
+export const transactional_sms__create = validate43;
+const schema44 = {
     "$id": "transactional_sms__create",
     "type": "object",
     "properties": {
@@ -3344,7 +5553,7 @@ const schema35 = {
     "required": ["transactional_message_id", "identifiers", "to"],
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_sms__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_sms__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
         const err0 = {
             instancePath,
@@ -3394,7 +5603,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func2.call(schema35.properties, key0))) {
+        if (!(func3.call(schema44.properties, key0))) {
             const err3 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3418,7 +5627,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/transactional_message_id",
                 schemaPath: "#/properties/transactional_message_id/type",
                 keyword: "type",
-                params: { type: schema35.properties.transactional_message_id.type },
+                params: { type: schema44.properties.transactional_message_id.type },
                 message: "must be integer,string"
             };
             if (vErrors === null) {
@@ -3430,7 +5639,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
+            if (func2(data0) < 1) {
                 const err5 = {
                     instancePath: instancePath + "/transactional_message_id",
                     schemaPath: "#/properties/transactional_message_id/minLength",
@@ -3504,7 +5713,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.id !== undefined) {
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
-                    if (func3(data2) < 1) {
+                    if (func2(data2) < 1) {
                         const err9 = {
                             instancePath: instancePath + "/identifiers/id",
                             schemaPath: "#/properties/identifiers/properties/id/minLength",
@@ -3541,7 +5750,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.email !== undefined) {
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
-                    if (func3(data3) < 1) {
+                    if (func2(data3) < 1) {
                         const err11 = {
                             instancePath: instancePath + "/identifiers/email",
                             schemaPath: "#/properties/identifiers/properties/email/minLength",
@@ -3578,7 +5787,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.cio_id !== undefined) {
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
-                    if (func3(data4) < 1) {
+                    if (func2(data4) < 1) {
                         const err13 = {
                             instancePath: instancePath + "/identifiers/cio_id",
                             schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
@@ -3633,7 +5842,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.to !== undefined) {
         let data5 = data.to;
         if (typeof data5 === "string") {
-            if (func3(data5) < 1) {
+            if (func2(data5) < 1) {
                 const err16 = {
                     instancePath: instancePath + "/to",
                     schemaPath: "#/properties/to/minLength",
@@ -3670,7 +5879,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.from !== undefined) {
         let data6 = data.from;
         if (typeof data6 === "string") {
-            if (func3(data6) < 1) {
+            if (func2(data6) < 1) {
                 const err18 = {
                     instancePath: instancePath + "/from",
                     schemaPath: "#/properties/from/minLength",
@@ -3835,7 +6044,7 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.language !== undefined) {
         let data13 = data.language;
         if (typeof data13 === "string") {
-            if (func3(data13) < 2) {
+            if (func2(data13) < 2) {
                 const err27 = {
                     instancePath: instancePath + "/language",
                     schemaPath: "#/properties/language/minLength",
@@ -3897,9 +6106,9 @@ else {
         vErrors.push(err30);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const transactional_push__create = validate35;
-const schema36 = {
+} validate43.errors = vErrors; return errors === 0; }
+export const transactional_push__create = validate44;
+const schema45 = {
     "$id": "transactional_push__create",
     "type": "object",
     "properties": {
@@ -3973,7 +6182,7 @@ const schema36 = {
     "required": ["transactional_message_id", "identifiers"],
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_push__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_push__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
         const err0 = {
             instancePath,
@@ -4007,7 +6216,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func2.call(schema36.properties, key0))) {
+        if (!(func3.call(schema45.properties, key0))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4031,7 +6240,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/transactional_message_id",
                 schemaPath: "#/properties/transactional_message_id/type",
                 keyword: "type",
-                params: { type: schema36.properties.transactional_message_id.type },
+                params: { type: schema45.properties.transactional_message_id.type },
                 message: "must be integer,string"
             };
             if (vErrors === null) {
@@ -4043,7 +6252,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
+            if (func2(data0) < 1) {
                 const err4 = {
                     instancePath: instancePath + "/transactional_message_id",
                     schemaPath: "#/properties/transactional_message_id/minLength",
@@ -4117,7 +6326,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.id !== undefined) {
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
-                    if (func3(data2) < 1) {
+                    if (func2(data2) < 1) {
                         const err8 = {
                             instancePath: instancePath + "/identifiers/id",
                             schemaPath: "#/properties/identifiers/properties/id/minLength",
@@ -4154,7 +6363,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.email !== undefined) {
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
-                    if (func3(data3) < 1) {
+                    if (func2(data3) < 1) {
                         const err10 = {
                             instancePath: instancePath + "/identifiers/email",
                             schemaPath: "#/properties/identifiers/properties/email/minLength",
@@ -4191,7 +6400,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.cio_id !== undefined) {
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
-                    if (func3(data4) < 1) {
+                    if (func2(data4) < 1) {
                         const err12 = {
                             instancePath: instancePath + "/identifiers/cio_id",
                             schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
@@ -4246,7 +6455,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.to !== undefined) {
         let data5 = data.to;
         if (typeof data5 === "string") {
-            if (func3(data5) < 1) {
+            if (func2(data5) < 1) {
                 const err15 = {
                     instancePath: instancePath + "/to",
                     schemaPath: "#/properties/to/minLength",
@@ -4375,7 +6584,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/sound",
                 schemaPath: "#/properties/sound/enum",
                 keyword: "enum",
-                params: { allowedValues: schema36.properties.sound.enum },
+                params: { allowedValues: schema45.properties.sound.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -4557,7 +6766,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.language !== undefined) {
         let data19 = data.language;
         if (typeof data19 === "string") {
-            if (func3(data19) < 2) {
+            if (func2(data19) < 2) {
                 const err32 = {
                     instancePath: instancePath + "/language",
                     schemaPath: "#/properties/language/minLength",
@@ -4619,9 +6828,9 @@ else {
         vErrors.push(err35);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const transactional_inbox_message__create = validate36;
-const schema37 = {
+} validate44.errors = vErrors; return errors === 0; }
+export const transactional_inbox_message__create = validate45;
+const schema46 = {
     "$id": "transactional_inbox_message__create",
     "type": "object",
     "properties": {
@@ -4673,7 +6882,7 @@ const schema37 = {
     "required": ["transactional_message_id", "identifiers"],
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_inbox_message__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_inbox_message__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
         const err0 = {
             instancePath,
@@ -4731,7 +6940,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/transactional_message_id",
                 schemaPath: "#/properties/transactional_message_id/type",
                 keyword: "type",
-                params: { type: schema37.properties.transactional_message_id.type },
+                params: { type: schema46.properties.transactional_message_id.type },
                 message: "must be integer,string"
             };
             if (vErrors === null) {
@@ -4743,7 +6952,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
+            if (func2(data0) < 1) {
                 const err4 = {
                     instancePath: instancePath + "/transactional_message_id",
                     schemaPath: "#/properties/transactional_message_id/minLength",
@@ -4817,7 +7026,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.id !== undefined) {
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
-                    if (func3(data2) < 1) {
+                    if (func2(data2) < 1) {
                         const err8 = {
                             instancePath: instancePath + "/identifiers/id",
                             schemaPath: "#/properties/identifiers/properties/id/minLength",
@@ -4854,7 +7063,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.email !== undefined) {
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
-                    if (func3(data3) < 1) {
+                    if (func2(data3) < 1) {
                         const err10 = {
                             instancePath: instancePath + "/identifiers/email",
                             schemaPath: "#/properties/identifiers/properties/email/minLength",
@@ -4891,7 +7100,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.cio_id !== undefined) {
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
-                    if (func3(data4) < 1) {
+                    if (func2(data4) < 1) {
                         const err12 = {
                             instancePath: instancePath + "/identifiers/cio_id",
                             schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
@@ -4965,7 +7174,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.to !== undefined) {
         let data6 = data.to;
         if (typeof data6 === "string") {
-            if (func3(data6) < 1) {
+            if (func2(data6) < 1) {
                 const err16 = {
                     instancePath: instancePath + "/to",
                     schemaPath: "#/properties/to/minLength",
@@ -5057,7 +7266,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.language !== undefined) {
         let data9 = data.language;
         if (typeof data9 === "string") {
-            if (func3(data9) < 2) {
+            if (func2(data9) < 2) {
                 const err21 = {
                     instancePath: instancePath + "/language",
                     schemaPath: "#/properties/language/minLength",
@@ -5119,9 +7328,9 @@ else {
         vErrors.push(err24);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const broadcast_trigger__create = validate37;
-const schema38 = {
+} validate45.errors = vErrors; return errors === 0; }
+export const broadcast_trigger__create = validate46;
+const schema47 = {
     "$id": "broadcast_trigger__create",
     "type": "object",
     "properties": {
@@ -5163,7 +7372,7 @@ const schema38 = {
     "required": ["broadcast_id"],
     "additionalProperties": false
 };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.broadcast_id === undefined) {
         const err0 = {
             instancePath,
@@ -5181,7 +7390,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func2.call(schema38.properties, key0))) {
+        if (!(func3.call(schema47.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -5429,7 +7638,7 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.data_file_url !== undefined) {
         let data9 = data.data_file_url;
         if (typeof data9 === "string") {
-            if (func3(data9) < 1) {
+            if (func2(data9) < 1) {
                 const err14 = {
                     instancePath: instancePath + "/data_file_url",
                     schemaPath: "#/properties/data_file_url/minLength",
@@ -5527,9 +7736,9 @@ else {
         vErrors.push(err19);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const broadcast_trigger__get = validate38;
-const schema39 = {
+} validate46.errors = vErrors; return errors === 0; }
+export const broadcast_trigger__get = validate47;
+const schema48 = {
     "$id": "broadcast_trigger__get",
     "type": "object",
     "properties": {
@@ -5539,7 +7748,7 @@ const schema39 = {
     "required": ["broadcast_id", "trigger_id"],
     "additionalProperties": false
 };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.broadcast_id === undefined) {
         const err0 = {
             instancePath,
@@ -5674,4 +7883,4 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
+} validate47.errors = vErrors; return errors === 0; }

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.intercom.com/favicon.ico",
   "supportLevel": "community",
   "category": "customer conversations",
-  "description": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), the parts of a conversation (replies, notes, assignments, state changes), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
+  "description": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), the parts of a conversation (replies, notes, assignments, state changes), companies (list, filter, create-or-update, update, delete), tags, contact notes, the teams, admins and segments of the workspace, and its internal articles (list, read, create, update, delete). Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
   "docs": [
     {
       "title": "Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)",
@@ -93,6 +93,18 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Internal Articles (list, retrieve)",
       "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/"
+    },
+    {
+      "title": "Create an internal article (POST /internal_articles; title, author_id and owner_id required; Version 2.14)",
+      "url": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/internal-articles/createinternalarticle"
+    },
+    {
+      "title": "Update an internal article (PUT /internal_articles/{internal_article_id}; title, body, author_id, owner_id)",
+      "url": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/internal-articles/updateinternalarticle"
+    },
+    {
+      "title": "Delete an internal article (DELETE /internal_articles/{internal_article_id}; returns id, object, deleted)",
+      "url": "https://developers.intercom.com/docs/references/2.16/rest-api/api.intercom.io/internal-articles/deleteinternalarticle"
     }
   ],
   "config": {
@@ -1559,6 +1571,31 @@ export const definition: ConnectorDefinition = {
               "description": "When the conversation was created, as a Unix timestamp (for migrating past conversations; default now).",
               "sendDefault": false,
               "wire": "created_at"
+            },
+            "subject": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "The title of the email; Intercom applies it only when the message type is email (a conversation created here is an in-app message).",
+              "sendDefault": false,
+              "wire": "subject"
+            },
+            "attachment_urls": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "maxItems": 10,
+                "items": {
+                  "type": "string",
+                  "format": "uri"
+                }
+              },
+              "required": false,
+              "description": "URLs of images to add to the message as attachments, at most 10.",
+              "sendDefault": false,
+              "wire": "attachment_urls"
             }
           },
           "result": "one",
@@ -3111,10 +3148,21 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List all segments (GET /segments); not paginated.",
+          "description": "List all segments (GET /segments); not paginated. With include_count, each segment carries count.",
           "method": "GET",
           "path": "/segments",
-          "params": {},
+          "params": {
+            "include_count": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "true adds count (the number of contacts in the segment) to each segment.",
+              "sendDefault": false,
+              "wire": "include_count"
+            }
+          },
           "guards": [],
           "recordsPath": "segments",
           "result": "many",
@@ -3259,6 +3307,155 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create an internal article (POST /internal_articles) with a title, an author and an owner (admin ids). Returns the article.",
+          "method": "POST",
+          "path": "/internal_articles",
+          "params": {
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "The title of the article.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "The content of the article (HTML).",
+              "sendDefault": false,
+              "wire": "body"
+            },
+            "author_id": {
+              "in": "body",
+              "schema": {
+                "type": "integer"
+              },
+              "required": true,
+              "description": "The id of the admin who is the author of the article.",
+              "sendDefault": false,
+              "wire": "author_id"
+            },
+            "owner_id": {
+              "in": "body",
+              "schema": {
+                "type": "integer"
+              },
+              "required": true,
+              "description": "The id of the admin who owns the article.",
+              "sendDefault": false,
+              "wire": "owner_id"
+            }
+          },
+          "result": "one",
+          "guards": [],
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update an internal article (PUT /internal_articles/{internal_article_id}): its title, body, author or owner; only the fields sent change. Returns the article.",
+          "method": "PUT",
+          "path": "/internal_articles/{internal_article_id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]+$"
+              },
+              "required": true,
+              "description": "The id of the internal article.",
+              "wire": "internal_article_id",
+              "sendDefault": false
+            },
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "The title of the article.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "The content of the article (HTML).",
+              "sendDefault": false,
+              "wire": "body"
+            },
+            "author_id": {
+              "in": "body",
+              "schema": {
+                "type": "integer"
+              },
+              "required": false,
+              "description": "The id of the admin who is the author of the article.",
+              "sendDefault": false,
+              "wire": "author_id"
+            },
+            "owner_id": {
+              "in": "body",
+              "schema": {
+                "type": "integer"
+              },
+              "required": false,
+              "description": "The id of the admin who owns the article.",
+              "sendDefault": false,
+              "wire": "owner_id"
+            }
+          },
+          "atLeastOneOf": [
+            "title",
+            "body",
+            "author_id",
+            "owner_id"
+          ],
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Permanently delete an internal article (DELETE /internal_articles/{internal_article_id}). Returns {id, object: internal_article, deleted: true}.",
+          "method": "DELETE",
+          "path": "/internal_articles/{internal_article_id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]+$"
+              },
+              "required": true,
+              "description": "The id of the internal article.",
+              "wire": "internal_article_id",
+              "sendDefault": false
+            }
+          },
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     }

@@ -233,6 +233,10 @@ export interface IntercomConversationsCreateParams {
   body: string;
   /** When the conversation was created, as a Unix timestamp (for migrating past conversations; default now). */
   created_at?: number;
+  /** The title of the email; Intercom applies it only when the message type is email (a conversation created here is an in-app message). */
+  subject?: string;
+  /** URLs of images to add to the message as attachments, at most 10. */
+  attachment_urls?: Array<string>;
 }
 
 /** Retrieve one conversation with its conversation_parts (GET /conversations/{conversation_id}). */
@@ -539,8 +543,10 @@ export interface IntercomSegmentsRecord {
   count: number | null;
 }
 
-/** List all segments (GET /segments); not paginated. */
+/** List all segments (GET /segments); not paginated. With include_count, each segment carries count. */
 export interface IntercomSegmentsListParams {
+  /** true adds count (the number of contacts in the segment) to each segment. */
+  include_count?: boolean;
 }
 
 /** Retrieve one segment (GET /segments/{segment_id}). */
@@ -569,6 +575,38 @@ export interface IntercomInternalArticlesListParams {
 
 /** Retrieve one internal article (GET /internal_articles/{internal_article_id}). */
 export interface IntercomInternalArticlesGetParams {
+  /** The id of the internal article. */
+  id: string;
+}
+
+/** Create an internal article (POST /internal_articles) with a title, an author and an owner (admin ids). Returns the article. */
+export interface IntercomInternalArticlesCreateParams {
+  /** The title of the article. */
+  title: string;
+  /** The content of the article (HTML). */
+  body?: string;
+  /** The id of the admin who is the author of the article. */
+  author_id: number;
+  /** The id of the admin who owns the article. */
+  owner_id: number;
+}
+
+/** Update an internal article (PUT /internal_articles/{internal_article_id}): its title, body, author or owner; only the fields sent change. Returns the article. */
+export interface IntercomInternalArticlesUpdateParams {
+  /** The id of the internal article. */
+  id: string;
+  /** The title of the article. */
+  title?: string;
+  /** The content of the article (HTML). */
+  body?: string;
+  /** The id of the admin who is the author of the article. */
+  author_id?: number;
+  /** The id of the admin who owns the article. */
+  owner_id?: number;
+}
+
+/** Permanently delete an internal article (DELETE /internal_articles/{internal_article_id}). Returns {id, object: internal_article, deleted: true}. */
+export interface IntercomInternalArticlesDeleteParams {
   /** The id of the internal article. */
   id: string;
 }
@@ -626,6 +664,9 @@ export type IntercomOperations = {
   internal_articles: {
     list: { params: IntercomInternalArticlesListParams; data: IntercomInternalArticlesRecord[]; pagination: never };
     get: { params: IntercomInternalArticlesGetParams; data: IntercomInternalArticlesRecord; pagination: never };
+    create: { params: IntercomInternalArticlesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: IntercomInternalArticlesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: IntercomInternalArticlesDeleteParams; data: Record<string, unknown>; pagination: never };
   };
 };
 /** The record type of every Intercom entity. */
@@ -693,6 +734,9 @@ export type IntercomFacade = {
   internal_articles: {
     list(params?: IntercomInternalArticlesListParams): Promise<ExecuteResult<IntercomInternalArticlesRecord[], never>>;
     get(params: IntercomInternalArticlesGetParams): Promise<ExecuteResult<IntercomInternalArticlesRecord, never>>;
+    create(params: IntercomInternalArticlesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: IntercomInternalArticlesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: IntercomInternalArticlesDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
 };
 
@@ -749,5 +793,8 @@ export const intercomFacade = (connector: Connector): IntercomFacade => ({
   internal_articles: {
     list: (params = {}) => connector.execute<IntercomInternalArticlesRecord[], never>("internal_articles", "list", { ...params }),
     get: (params) => connector.execute<IntercomInternalArticlesRecord, never>("internal_articles", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("internal_articles", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("internal_articles", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("internal_articles", "delete", { ...params }),
   },
 });

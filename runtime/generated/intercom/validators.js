@@ -1590,11 +1590,22 @@ const schema19 = {
         "created_at": {
             "type": "integer",
             "description": "When the conversation was created, as a Unix timestamp (for migrating past conversations; default now)."
+        },
+        "subject": {
+            "type": "string",
+            "description": "The title of the email; Intercom applies it only when the message type is email (a conversation created here is an in-app message)."
+        },
+        "attachment_urls": {
+            "type": "array",
+            "maxItems": 10,
+            "items": { "type": "string", "format": "uri" },
+            "description": "URLs of images to add to the message as attachments, at most 10."
         }
     },
     "required": ["from", "body"],
     "additionalProperties": false
 };
+const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.from === undefined) {
         const err0 = {
@@ -1629,7 +1640,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "from") || (key0 === "body")) || (key0 === "created_at"))) {
+        if (!(((((key0 === "from") || (key0 === "body")) || (key0 === "created_at")) || (key0 === "subject")) || (key0 === "attachment_urls"))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1827,14 +1838,107 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.subject !== undefined) {
+        if (typeof data.subject !== "string") {
+            const err13 = {
+                instancePath: instancePath + "/subject",
+                schemaPath: "#/properties/subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.attachment_urls !== undefined) {
+        let data6 = data.attachment_urls;
+        if (Array.isArray(data6)) {
+            if (data6.length > 10) {
+                const err14 = {
+                    instancePath: instancePath + "/attachment_urls",
+                    schemaPath: "#/properties/attachment_urls/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 10 },
+                    message: "must NOT have more than 10 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+            const len0 = data6.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data7 = data6[i0];
+                if (typeof data7 === "string") {
+                    if (!(formats0(data7))) {
+                        const err15 = {
+                            instancePath: instancePath + "/attachment_urls/" + i0,
+                            schemaPath: "#/properties/attachment_urls/items/format",
+                            keyword: "format",
+                            params: { format: "uri" },
+                            message: "must match format \"" + "uri" + "\""
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err15];
+                        }
+                        else {
+                            vErrors.push(err15);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err16 = {
+                        instancePath: instancePath + "/attachment_urls/" + i0,
+                        schemaPath: "#/properties/attachment_urls/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err16];
+                    }
+                    else {
+                        vErrors.push(err16);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/attachment_urls",
+                schemaPath: "#/properties/attachment_urls/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err13];
+        vErrors = [err18];
     }
     else {
-        vErrors.push(err13);
+        vErrors.push(err18);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
@@ -4412,32 +4516,62 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const segments__list = validate38;
-const schema39 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
+const schema39 = {
+    "$id": "segments__list",
+    "type": "object",
+    "properties": {
+        "include_count": {
+            "type": "boolean",
+            "description": "true adds count (the number of contacts in the segment) to each segment."
+        }
+    },
+    "additionalProperties": false
+};
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/additionalProperties",
-            keyword: "additionalProperties",
-            params: { additionalProperty: key0 },
-            message: "must NOT have additional properties"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
+        if (!(key0 === "include_count")) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
         }
-        else {
-            vErrors.push(err0);
+    }
+    if (data.include_count !== undefined) {
+        if (typeof data.include_count !== "boolean") {
+            const err1 = {
+                instancePath: instancePath + "/include_count",
+                schemaPath: "#/properties/include_count/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
         }
-        errors++;
     }
 }
 else {
-    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err2 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err1];
+        vErrors = [err2];
     }
     else {
-        vErrors.push(err1);
+        vErrors.push(err2);
     }
     errors++;
 } validate38.errors = vErrors; return errors === 0; }
@@ -4653,3 +4787,468 @@ else {
     }
     errors++;
 } validate41.errors = vErrors; return errors === 0; }
+export const internal_articles__create = validate42;
+const schema43 = {
+    "$id": "internal_articles__create",
+    "type": "object",
+    "properties": {
+        "title": { "type": "string", "minLength": 1, "description": "The title of the article." },
+        "body": { "type": "string", "description": "The content of the article (HTML)." },
+        "author_id": { "type": "integer", "description": "The id of the admin who is the author of the article." },
+        "owner_id": { "type": "integer", "description": "The id of the admin who owns the article." }
+    },
+    "required": ["title", "author_id", "owner_id"],
+    "additionalProperties": false
+};
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.title === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.author_id === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "author_id" },
+            message: "must have required property '" + "author_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.owner_id === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "owner_id" },
+            message: "must have required property '" + "owner_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((key0 === "title") || (key0 === "body")) || (key0 === "author_id")) || (key0 === "owner_id"))) {
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data0 = data.title;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.body !== undefined) {
+        if (typeof data.body !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.author_id !== undefined) {
+        let data2 = data.author_id;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err7 = {
+                instancePath: instancePath + "/author_id",
+                schemaPath: "#/properties/author_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        let data3 = data.owner_id;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err8 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err9];
+    }
+    else {
+        vErrors.push(err9);
+    }
+    errors++;
+} validate42.errors = vErrors; return errors === 0; }
+export const internal_articles__update = validate43;
+const schema44 = {
+    "$id": "internal_articles__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." },
+        "title": { "type": "string", "minLength": 1, "description": "The title of the article." },
+        "body": { "type": "string", "description": "The content of the article (HTML)." },
+        "author_id": { "type": "integer", "description": "The id of the admin who is the author of the article." },
+        "owner_id": { "type": "integer", "description": "The id of the admin who owns the article." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((key0 === "id") || (key0 === "title")) || (key0 === "body")) || (key0 === "author_id")) || (key0 === "owner_id"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data1 = data.title;
+        if (typeof data1 === "string") {
+            if (func3(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.body !== undefined) {
+        if (typeof data.body !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.author_id !== undefined) {
+        let data3 = data.author_id;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err7 = {
+                instancePath: instancePath + "/author_id",
+                schemaPath: "#/properties/author_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        let data4 = data.owner_id;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err8 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err9];
+    }
+    else {
+        vErrors.push(err9);
+    }
+    errors++;
+} validate43.errors = vErrors; return errors === 0; }
+export const internal_articles__delete = validate44;
+const schema45 = {
+    "$id": "internal_articles__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern0.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate44.errors = vErrors; return errors === 0; }
