@@ -853,3 +853,321 @@ describe('jira config', () => {
     expect(scope.isDone()).toBe(false);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// api_search actions on projects, users and issue fields (paged by startAt/maxResults)
+// ---------------------------------------------------------------------------------------------
+describe('jira api_search on projects, users and issue fields', () => {
+  /** Records the raw path + query string of each request the scope answers. */
+  const seen: string[] = [];
+  afterEach(() => {
+    seen.length = 0;
+  });
+
+  it('projects.api_search sends every filter, arrays as the key repeated, and walks two pages with startAt', async () => {
+    const filters = {
+      maxResults: 2,
+      orderBy: '-issueCount',
+      id: [10000, 10001, 10002],
+      keys: ['EX', 'ABC', 'OPS'],
+      query: 'a',
+      typeKey: 'business,software',
+      categoryId: 10000,
+      action: 'browse',
+      expand: 'description,lead,insight',
+      status: ['live', 'archived'],
+    };
+    const query = {
+      maxResults: '2',
+      orderBy: '-issueCount',
+      id: ['10000', '10001', '10002'],
+      keys: ['EX', 'ABC', 'OPS'],
+      query: 'a',
+      typeKey: 'business,software',
+      categoryId: '10000',
+      action: 'browse',
+      expand: 'description,lead,insight',
+      status: ['live', 'archived'],
+    };
+    const scope = api()
+      .get('/rest/api/3/project/search')
+      .query(query)
+      .reply(function () {
+        seen.push(this.req.path);
+        return [
+          200,
+          {
+            isLast: false,
+            maxResults: 2,
+            nextPage: `${BASE}/rest/api/3/project/search?startAt=2&maxResults=2`,
+            self: `${BASE}/rest/api/3/project/search?startAt=0&maxResults=2`,
+            startAt: 0,
+            total: 3,
+            values: [p1, p2],
+          },
+        ];
+      })
+      .get('/rest/api/3/project/search')
+      .query({ ...query, startAt: '2' })
+      .reply(200, { isLast: true, maxResults: 2, startAt: 2, total: 3, values: [p3] });
+
+    const c = jira();
+    const page1 = await c.execute('projects', 'api_search', filters);
+    expect(page1.data).toEqual([p1, p2]);
+    expect(page1.pagination).toEqual({ nextPageToken: 2, isLast: false, total: 3 });
+    expect(page1.next_params).toEqual({ startAt: 2 });
+    // id, keys and status are written as the key repeated (id=10000&id=10001), as Jira documents.
+    const sent = new URLSearchParams(seen[0]?.split('?')[1]);
+    expect(sent.getAll('id')).toEqual(['10000', '10001', '10002']);
+    expect(sent.getAll('keys')).toEqual(['EX', 'ABC', 'OPS']);
+    expect(sent.getAll('status')).toEqual(['live', 'archived']);
+    expect(seen[0]).toContain('id=10000&id=10001&id=10002');
+    expect(seen[0]).toContain('status=live&status=archived');
+
+    const page2 = await c.execute('projects', 'api_search', { ...filters, ...page1.next_params });
+    expect(page2.data).toEqual([p3]);
+    expect(page2.pagination).toEqual({ nextPageToken: null, isLast: true, total: 3 });
+    expect(page2.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('projects.api_search refuses bad filters before any request, with every violation', async () => {
+    const scope = api();
+    const err = await jira()
+      .execute('projects', 'api_search', {
+        maxResults: 101,
+        id: Array.from({ length: 51 }, (_, i) => 10000 + i),
+        status: ['live', 'gone'],
+        typeKey: 'business,kanban',
+        orderBy: 'created',
+        action: 'delete',
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ValidationError);
+    const issues = (err as InstanceType<typeof ValidationError>).issues;
+    expect(issues).toHaveLength(6);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'maxResults', rule: 'maximum', limit: 100 }),
+        expect.objectContaining({ field: 'id', rule: 'maxItems', limit: 50 }),
+        expect.objectContaining({ field: 'status.1', rule: 'enum' }),
+        expect.objectContaining({ field: 'typeKey', rule: 'pattern' }),
+        expect.objectContaining({ field: 'orderBy', rule: 'enum' }),
+        expect.objectContaining({ field: 'action', rule: 'enum' }),
+      ]),
+    );
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('users.api_search sends query/accountId/property with maxResults 50 and walks pages of the bare array', async () => {
+    const scope = api()
+      .get('/rest/api/3/user/search')
+      .query({ query: 'em', property: 'team.name=core', maxResults: '2' })
+      .reply(200, [mia, emma])
+      .get('/rest/api/3/user/search')
+      .query({ query: 'em', property: 'team.name=core', maxResults: '2', startAt: '2' })
+      .reply(200, [])
+      .get('/rest/api/3/user/search')
+      .query({ accountId: emma.accountId, maxResults: '50' })
+      .reply(200, [emma]);
+
+    const c = jira();
+    const page1 = await c.execute('users', 'api_search', { query: 'em', property: 'team.name=core', maxResults: 2 });
+    expect(page1.data).toEqual([mia, emma]);
+    expect(page1.pagination).toEqual({ nextPageToken: 2, isLast: null, total: null });
+    expect(page1.next_params).toEqual({ startAt: 2 });
+    const page2 = await c.execute('users', 'api_search', { query: 'em', property: 'team.name=core', maxResults: 2, ...page1.next_params });
+    expect(page2.data).toEqual([]);
+    expect(page2.pagination).toEqual({ nextPageToken: null, isLast: null, total: null });
+    expect(page2.next_params).toBeUndefined();
+
+    // maxResults defaults to Jira's 50 and is sent, so a short page ends the walk.
+    const byId = await c.execute('users', 'api_search', { accountId: emma.accountId });
+    expect(byId.data).toEqual([emma]);
+    expect(byId.pagination).toEqual({ nextPageToken: null, isLast: null, total: null });
+    expect(byId.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('users.api_search without query, accountId or property is refused before any request', async () => {
+    const scope = api();
+    const err = await jira()
+      .execute('users', 'api_search', { maxResults: 10 })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
+      expect.objectContaining({ field: 'params', rule: 'at_least_one_of', limit: ['query', 'accountId', 'property'] }),
+    ]);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issue_fields.api_search sends type and id as the key repeated and walks two pages with startAt', async () => {
+    const filters = {
+      maxResults: 1,
+      type: ['custom', 'system'],
+      id: ['customfield_10101', 'summary'],
+      query: 'point',
+      orderBy: '-lastUsed',
+      expand: 'key,lastUsed,searcherKey',
+    };
+    const query = {
+      maxResults: '1',
+      type: ['custom', 'system'],
+      id: ['customfield_10101', 'summary'],
+      query: 'point',
+      orderBy: '-lastUsed',
+      expand: 'key,lastUsed,searcherKey',
+    };
+    const scope = api()
+      .get('/rest/api/3/field/search')
+      .query(query)
+      .reply(function () {
+        seen.push(this.req.path);
+        return [200, { isLast: false, maxResults: 1, startAt: 0, total: 2, values: [customField] }];
+      })
+      .get('/rest/api/3/field/search')
+      .query({ ...query, startAt: '1' })
+      .reply(200, { isLast: true, maxResults: 1, startAt: 1, total: 2, values: [field] });
+
+    const c = jira();
+    const page1 = await c.execute('issue_fields', 'api_search', filters);
+    expect(page1.data).toEqual([customField]);
+    expect(page1.pagination).toEqual({ nextPageToken: 1, isLast: false, total: 2 });
+    expect(page1.next_params).toEqual({ startAt: 1 });
+    expect(seen[0]).toContain('type=custom&type=system');
+    expect(seen[0]).toContain('id=customfield_10101&id=summary');
+
+    const page2 = await c.execute('issue_fields', 'api_search', { ...filters, ...page1.next_params });
+    expect(page2.data).toEqual([field]);
+    expect(page2.pagination).toEqual({ nextPageToken: null, isLast: true, total: 2 });
+    expect(page2.next_params).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issue_fields.api_search refuses an unknown field type before any request', async () => {
+    const scope = api();
+    const err = await jira()
+      .execute('issue_fields', 'api_search', { type: ['plugin'] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'type.0', rule: 'enum' })]);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Query options of existing reads (expand, orderBy, properties, transition filters)
+// ---------------------------------------------------------------------------------------------
+describe('jira read options', () => {
+  it('projects.get sends expand and properties (comma-separated)', async () => {
+    const scope = api().get('/rest/api/3/project/ABC').query({ expand: 'projectKeys,issueTypeHierarchy', properties: 'prop1,prop2' }).reply(200, p2);
+    const res = await jira().execute('projects', 'get', {
+      projectIdOrKey: 'ABC',
+      expand: 'projectKeys,issueTypeHierarchy',
+      properties: ['prop1', 'prop2'],
+    });
+    expect(res.data).toEqual(p2);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('users.get sends expand', async () => {
+    const body = { ...emma, groups: { size: 1, items: [] }, applicationRoles: { size: 1, items: [] } };
+    const scope = api().get('/rest/api/3/user').query({ accountId: emma.accountId, expand: 'groups,applicationRoles' }).reply(200, body);
+    const res = await jira().execute('users', 'get', { accountId: emma.accountId, expand: 'groups,applicationRoles' });
+    expect(res.data).toEqual(body);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issue_comments.list sends orderBy and expand; issue_comments.get sends expand (with the commentId alias)', async () => {
+    const rendered = { ...comment, renderedBody: '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>' };
+    const scope = api()
+      .get('/rest/api/3/issue/ABC-1/comment')
+      .query({ orderBy: '-created', expand: 'renderedBody' })
+      .reply(200, { comments: [rendered], maxResults: 100, startAt: 0, total: 1 })
+      .get('/rest/api/3/issue/ABC-1/comment/10000')
+      .query({ expand: 'renderedBody' })
+      .reply(200, rendered);
+    const c = jira();
+    const list = await c.execute('issue_comments', 'list', { issueIdOrKey: 'ABC-1', orderBy: '-created', expand: 'renderedBody' });
+    expect(list.data).toEqual([rendered]);
+    expect(list.pagination).toEqual({ nextPageToken: null, isLast: null, total: 1 });
+    const one = await c.execute('issue_comments', 'get', { issueIdOrKey: 'ABC-1', commentId: '10000', expand: 'renderedBody' });
+    expect(one.data).toEqual(rendered);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issue_worklogs.list and get send expand=properties', async () => {
+    const withProps = { ...worklog, properties: [{ key: 'source', value: 'switchyard' }] };
+    const scope = api()
+      .get('/rest/api/3/issue/ABC-1/worklog')
+      .query({ expand: 'properties' })
+      .reply(200, { maxResults: 5000, startAt: 0, total: 1, worklogs: [withProps] })
+      .get('/rest/api/3/issue/ABC-1/worklog/100028')
+      .query({ expand: 'properties' })
+      .reply(200, withProps);
+    const c = jira();
+    const list = await c.execute('issue_worklogs', 'list', { issueIdOrKey: 'ABC-1', expand: 'properties' });
+    expect(list.data).toEqual([withProps]);
+    const one = await c.execute('issue_worklogs', 'get', { issueIdOrKey: 'ABC-1', worklogId: '100028', expand: 'properties' });
+    expect(one.data).toEqual(withProps);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issue_transitions.list sends expand, transitionId and its three flags', async () => {
+    const scope = api()
+      .get('/rest/api/3/issue/ABC-1/transitions')
+      .query({
+        expand: 'transitions.fields',
+        transitionId: '2',
+        skipRemoteOnlyCondition: 'true',
+        includeUnavailableTransitions: 'true',
+        sortByOpsBarAndStatus: 'false',
+      })
+      .reply(200, { transitions: [{ ...transition, fields: {} }] });
+    const res = await jira().execute('issue_transitions', 'list', {
+      issueIdOrKey: 'ABC-1',
+      expand: 'transitions.fields',
+      transitionId: '2',
+      skipRemoteOnlyCondition: true,
+      includeUnavailableTransitions: true,
+      sortByOpsBarAndStatus: false,
+    });
+    expect(res.data).toEqual([{ ...transition, fields: {} }]);
+    expect(res.pagination).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses undocumented expand and orderBy values before any request', async () => {
+    const scope = api();
+    const c = jira();
+    const calls: Array<[string, string, Record<string, unknown>, string]> = [
+      ['projects', 'get', { projectIdOrKey: 'ABC', expand: 'lead,permissions' }, 'expand'],
+      ['users', 'get', { accountId: emma.accountId, expand: 'groups,teams' }, 'expand'],
+      ['issue_comments', 'list', { issueIdOrKey: 'ABC-1', orderBy: 'updated' }, 'orderBy'],
+      ['issue_worklogs', 'get', { issueIdOrKey: 'ABC-1', id: '100028', expand: 'renderedBody' }, 'expand'],
+      ['issue_transitions', 'list', { issueIdOrKey: 'ABC-1', includeUnavailableTransitions: 'yes' }, 'includeUnavailableTransitions'],
+    ];
+    for (const [entity, action, params, fieldName] of calls) {
+      const err = await c.execute(entity, action, params).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: fieldName })]);
+    }
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+});

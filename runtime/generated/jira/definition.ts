@@ -168,7 +168,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",
+  "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Find projects with projects.api_search (query, keys, id), users with users.api_search (query, accountId or property is required) and fields with issue_fields.api_search. Paged lists other than issue search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",
   "check": {
     "entity": "users",
     "action": "list",
@@ -1292,6 +1292,205 @@ export const definition: ConnectorDefinition = {
           "destructive": false,
           "readOnly": true
         },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search projects (GET /rest/api/3/project/search) by key or name text, ids, keys, project type, category, status and the user's permission on them, paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.",
+          "method": "GET",
+          "path": "/rest/api/3/project/search",
+          "params": {
+            "startAt": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Index of the first project to return."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
+            },
+            "maxResults": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "default": 50,
+                "description": "Projects per page (max 100)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
+            },
+            "orderBy": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "category",
+                  "-category",
+                  "+category",
+                  "key",
+                  "-key",
+                  "+key",
+                  "name",
+                  "-name",
+                  "+name",
+                  "owner",
+                  "-owner",
+                  "+owner",
+                  "issueCount",
+                  "-issueCount",
+                  "+issueCount",
+                  "lastIssueUpdatedDate",
+                  "-lastIssueUpdatedDate",
+                  "+lastIssueUpdatedDate",
+                  "archivedDate",
+                  "+archivedDate",
+                  "-archivedDate",
+                  "deletedDate",
+                  "+deletedDate",
+                  "-deletedDate"
+                ],
+                "default": "key",
+                "description": "Sort field, descending with a leading \"-\": category, key, name, owner (project lead), issueCount, lastIssueUpdatedDate, archivedDate or deletedDate (the last two experimental)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "orderBy"
+            },
+            "id": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "integer"
+                },
+                "uniqueItems": true,
+                "maxItems": 50,
+                "description": "Project ids to return (up to 50), sent as id=10000&id=10001."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "id"
+            },
+            "keys": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "uniqueItems": true,
+                "maxItems": 50,
+                "description": "Project keys to return (up to 50), sent as keys=PA&keys=PB."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "keys"
+            },
+            "query": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "description": "Text matched against project keys and names (case insensitive)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "query"
+            },
+            "typeKey": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(business|service_desk|software)(,(business|service_desk|software))*$",
+                "description": "Comma-separated project types to return (business, service_desk, software)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "typeKey"
+            },
+            "categoryId": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "description": "Id of the project category to return (GET /rest/api/3/projectCategory lists them)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "categoryId"
+            },
+            "action": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "view",
+                  "browse",
+                  "edit",
+                  "create"
+                ],
+                "default": "view",
+                "description": "Return the projects on which the user can view (Browse or Administer projects, or Administer Jira), browse (Browse projects), edit (Administer projects or Administer Jira) or create issues (Create issues)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "action"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$",
+                "description": "Comma-separated expand options: description, projectKeys, lead, issueTypes, url, insight (experimental)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
+            },
+            "status": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "live",
+                    "archived",
+                    "deleted"
+                  ]
+                },
+                "uniqueItems": true,
+                "description": "Experimental: project statuses to return (live, archived, deleted = in the recycle bin), sent as status=live&status=archived; Jira's default is live."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "status"
+            }
+          },
+          "result": "many",
+          "guards": [],
+          "recordsPath": "values",
+          "pagination": {
+            "style": "offset",
+            "block": {
+              "nextPageToken": "next.startAt",
+              "isLast": "body.isLast",
+              "total": "body.total"
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
+          },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
         "get": {
           "name": "get",
           "description": "Get one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).",
@@ -1308,6 +1507,32 @@ export const definition: ConnectorDefinition = {
               "required": true,
               "sendDefault": false,
               "wire": "projectIdOrKey"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$",
+                "description": "Comma-separated expand options: description, issueTypes, lead, projectKeys, issueTypeHierarchy (description, issue types and lead are returned by default)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
+            },
+            "properties": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "description": "Keys of the project properties to return, sent comma-separated."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "csv",
+              "wire": "properties"
             }
           },
           "result": "one",
@@ -1500,10 +1725,108 @@ export const definition: ConnectorDefinition = {
               "required": true,
               "sendDefault": false,
               "wire": "accountId"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(groups|applicationRoles)(,(groups|applicationRoles))*$",
+                "description": "Comma-separated expand options: groups (all groups, nested ones too), applicationRoles."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
           "guards": [],
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Find active users by display name or email prefix (query), exact accountId, or user property (GET /rest/api/3/user/search), paged by startAt/maxResults over at most the first 1000 matches. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).",
+          "method": "GET",
+          "path": "/rest/api/3/user/search",
+          "params": {
+            "query": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Text matched against the prefix of users' displayName and emailAddress (john matches John Smith and johnson@example.com)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "query"
+            },
+            "accountId": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 128,
+                "description": "Account id matched exactly."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "accountId"
+            },
+            "property": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "User property query by path, e.g. thepropertykey.something.nested=1 (keys containing \".\" or \"=\" cannot be used)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "property"
+            },
+            "startAt": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Index of the first matching user to return."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
+            },
+            "maxResults": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 50,
+                "description": "Users per page."
+              },
+              "required": false,
+              "sendDefault": true,
+              "wire": "maxResults"
+            }
+          },
+          "atLeastOneOf": [
+            "query",
+            "accountId",
+            "property"
+          ],
+          "result": "many",
+          "guards": [],
+          "pagination": {
+            "style": "offset",
+            "block": {
+              "nextPageToken": "next.startAt",
+              "isLast": "body.isLast",
+              "total": "body.total"
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1608,6 +1931,139 @@ export const definition: ConnectorDefinition = {
           "params": {},
           "result": "many",
           "guards": [],
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search fields (GET /rest/api/3/field/search) by type, id, or text in their name or description, paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.",
+          "method": "GET",
+          "path": "/rest/api/3/field/search",
+          "params": {
+            "startAt": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Index of the first field to return."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
+            },
+            "maxResults": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 50,
+                "description": "Fields per page."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
+            },
+            "type": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "custom",
+                    "system"
+                  ]
+                },
+                "uniqueItems": true,
+                "description": "Field types to return (custom, system), sent as type=custom&type=system."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "type"
+            },
+            "id": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "uniqueItems": true,
+                "description": "Ids of the custom fields to return (or to filter with query), sent as id=customfield_10000&id=customfield_10001."
+              },
+              "required": false,
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "id"
+            },
+            "query": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "description": "Text matched (case insensitive",
+                "partially) against field names and descriptions.": null
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "query"
+            },
+            "orderBy": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "contextsCount",
+                  "-contextsCount",
+                  "+contextsCount",
+                  "lastUsed",
+                  "-lastUsed",
+                  "+lastUsed",
+                  "name",
+                  "-name",
+                  "+name",
+                  "screensCount",
+                  "-screensCount",
+                  "+screensCount",
+                  "projectsCount",
+                  "-projectsCount",
+                  "+projectsCount"
+                ],
+                "description": "Sort field, descending with a leading \"-\": contextsCount, lastUsed, name, screensCount or projectsCount."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "orderBy"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$",
+                "description": "Comma-separated expand options: key, stableId, lastUsed, screensCount, contextsCount, isLocked, searcherKey."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
+            }
+          },
+          "result": "many",
+          "guards": [],
+          "recordsPath": "values",
+          "pagination": {
+            "style": "offset",
+            "block": {
+              "nextPageToken": "next.startAt",
+              "isLast": "body.isLast",
+              "total": "body.total"
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1759,6 +2215,34 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "maxResults"
+            },
+            "orderBy": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "created",
+                  "-created",
+                  "+created"
+                ],
+                "description": "Sort by creation date: created or +created oldest first, -created newest first."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "orderBy"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "renderedBody"
+                ],
+                "description": "renderedBody returns each comment body rendered in HTML."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "many",
@@ -1808,6 +2292,19 @@ export const definition: ConnectorDefinition = {
               ],
               "sendDefault": false,
               "wire": "id"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "renderedBody"
+                ],
+                "description": "renderedBody returns the comment body rendered in HTML."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
@@ -2264,6 +2761,19 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "maxResults"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "properties"
+                ],
+                "description": "properties returns the worklog properties."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "many",
@@ -2313,6 +2823,19 @@ export const definition: ConnectorDefinition = {
               ],
               "sendDefault": false,
               "wire": "id"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "properties"
+                ],
+                "description": "properties returns the worklog properties."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
@@ -3010,6 +3533,63 @@ export const definition: ConnectorDefinition = {
               "required": true,
               "sendDefault": false,
               "wire": "issueIdOrKey"
+            },
+            "expand": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "transitions.fields"
+                ],
+                "description": "transitions.fields returns the fields of each transition's screen (hidden fields excepted), for the fields and update of issue_transitions.create."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
+            },
+            "transitionId": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Return only the transition with this id."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "transitionId"
+            },
+            "skipRemoteOnlyCondition": {
+              "in": "query",
+              "schema": {
+                "type": "boolean",
+                "default": false,
+                "description": "Include transitions with the Hide From User condition (Connect and Forge apps with, or acting for users with, the Administer Jira global permission)."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "skipRemoteOnlyCondition"
+            },
+            "includeUnavailableTransitions": {
+              "in": "query",
+              "schema": {
+                "type": "boolean",
+                "default": false,
+                "description": "Include the transitions that fail a condition."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "includeUnavailableTransitions"
+            },
+            "sortByOpsBarAndStatus": {
+              "in": "query",
+              "schema": {
+                "type": "boolean",
+                "default": false,
+                "description": "Sort by ops-bar sequence then status category (To Do, In Progress, Done) instead of by ops-bar sequence only."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "sortByOpsBarAndStatus"
             }
           },
           "result": "many",

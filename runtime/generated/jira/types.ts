@@ -173,10 +173,46 @@ export interface JiraProjectsListPagination {
   total: PaginationValue;
 }
 
+/** Search projects (GET /rest/api/3/project/search) by key or name text, ids, keys, project type, category, status and the user's permission on them, paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response. */
+export interface JiraProjectsApiSearchParams {
+  /** Index of the first project to return. */
+  startAt?: number;
+  /** Projects per page (max 100). */
+  maxResults?: number;
+  /** Sort field, descending with a leading "-": category, key, name, owner (project lead), issueCount, lastIssueUpdatedDate, archivedDate or deletedDate (the last two experimental). */
+  orderBy?: "category" | "-category" | "+category" | "key" | "-key" | "+key" | "name" | "-name" | "+name" | "owner" | "-owner" | "+owner" | "issueCount" | "-issueCount" | "+issueCount" | "lastIssueUpdatedDate" | "-lastIssueUpdatedDate" | "+lastIssueUpdatedDate" | "archivedDate" | "+archivedDate" | "-archivedDate" | "deletedDate" | "+deletedDate" | "-deletedDate";
+  /** Project ids to return (up to 50), sent as id=10000&id=10001. */
+  id?: Array<number>;
+  /** Project keys to return (up to 50), sent as keys=PA&keys=PB. */
+  keys?: Array<string>;
+  /** Text matched against project keys and names (case insensitive). */
+  query?: string;
+  /** Comma-separated project types to return (business, service_desk, software). */
+  typeKey?: string;
+  /** Id of the project category to return (GET /rest/api/3/projectCategory lists them). */
+  categoryId?: number;
+  /** Return the projects on which the user can view (Browse or Administer projects, or Administer Jira), browse (Browse projects), edit (Administer projects or Administer Jira) or create issues (Create issues). */
+  action?: "view" | "browse" | "edit" | "create";
+  /** Comma-separated expand options: description, projectKeys, lead, issueTypes, url, insight (experimental). */
+  expand?: string;
+  /** Experimental: project statuses to return (live, archived, deleted = in the recycle bin), sent as status=live&status=archived; Jira's default is live. */
+  status?: Array<"live" | "archived" | "deleted">;
+}
+
+export interface JiraProjectsApiSearchPagination {
+  nextPageToken: PaginationValue;
+  isLast: PaginationValue;
+  total: PaginationValue;
+}
+
 /** Get one project by id or key (GET /rest/api/3/project/{projectIdOrKey}). */
 export interface JiraProjectsGetParams {
   /** Project id (10000) or key (ABC). */
   projectIdOrKey: string;
+  /** Comma-separated expand options: description, issueTypes, lead, projectKeys, issueTypeHierarchy (description, issue types and lead are returned by default). */
+  expand?: string;
+  /** Keys of the project properties to return, sent comma-separated. */
+  properties?: Array<string>;
 }
 
 /** Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId. */
@@ -216,6 +252,28 @@ export interface JiraUsersListPagination {
 export interface JiraUsersGetParams {
   /** Account id, e.g. 5b10ac8d82e05b22cc7d4ef5. */
   accountId: string;
+  /** Comma-separated expand options: groups (all groups, nested ones too), applicationRoles. */
+  expand?: string;
+}
+
+/** Find active users by display name or email prefix (query), exact accountId, or user property (GET /rest/api/3/user/search), paged by startAt/maxResults over at most the first 1000 matches. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page). */
+export interface JiraUsersApiSearchParams {
+  /** Text matched against the prefix of users' displayName and emailAddress (john matches John Smith and johnson@example.com). */
+  query?: string;
+  /** Account id matched exactly. */
+  accountId?: string;
+  /** User property query by path, e.g. thepropertykey.something.nested=1 (keys containing "." or "=" cannot be used). */
+  property?: string;
+  /** Index of the first matching user to return. */
+  startAt?: number;
+  /** Users per page. */
+  maxResults?: number;
+}
+
+export interface JiraUsersApiSearchPagination {
+  nextPageToken: PaginationValue;
+  isLast: PaginationValue;
+  total: PaginationValue;
 }
 
 /** System and custom issue fields (ids usable in issue `fields`, JQL clause names, types). */
@@ -236,6 +294,30 @@ export interface JiraIssueFieldsRecord {
 
 /** List all system and custom fields visible to the user (GET /rest/api/3/field); not paginated. */
 export interface JiraIssueFieldsListParams {
+}
+
+/** Search fields (GET /rest/api/3/field/search) by type, id, or text in their name or description, paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response. */
+export interface JiraIssueFieldsApiSearchParams {
+  /** Index of the first field to return. */
+  startAt?: number;
+  /** Fields per page. */
+  maxResults?: number;
+  /** Field types to return (custom, system), sent as type=custom&type=system. */
+  type?: Array<"custom" | "system">;
+  /** Ids of the custom fields to return (or to filter with query), sent as id=customfield_10000&id=customfield_10001. */
+  id?: Array<string>;
+  /** Text matched (case insensitive */
+  query?: string;
+  /** Sort field, descending with a leading "-": contextsCount, lastUsed, name, screensCount or projectsCount. */
+  orderBy?: "contextsCount" | "-contextsCount" | "+contextsCount" | "lastUsed" | "-lastUsed" | "+lastUsed" | "name" | "-name" | "+name" | "screensCount" | "-screensCount" | "+screensCount" | "projectsCount" | "-projectsCount" | "+projectsCount";
+  /** Comma-separated expand options: key, stableId, lastUsed, screensCount, contextsCount, isLocked, searcherKey. */
+  expand?: string;
+}
+
+export interface JiraIssueFieldsApiSearchPagination {
+  nextPageToken: PaginationValue;
+  isLast: PaginationValue;
+  total: PaginationValue;
 }
 
 /** Comments on an issue. Bodies are Atlassian Document Format documents. */
@@ -260,6 +342,10 @@ export interface JiraIssueCommentsListParams {
   issueIdOrKey: string;
   startAt?: number;
   maxResults?: number;
+  /** Sort by creation date: created or +created oldest first, -created newest first. */
+  orderBy?: "created" | "-created" | "+created";
+  /** renderedBody returns each comment body rendered in HTML. */
+  expand?: "renderedBody";
 }
 
 export interface JiraIssueCommentsListPagination {
@@ -273,6 +359,8 @@ export interface JiraIssueCommentsGetParams {
   issueIdOrKey: string;
   /** Comment id. */
   id: string;
+  /** renderedBody returns the comment body rendered in HTML. */
+  expand?: "renderedBody";
 }
 
 /** Add a comment to an issue (POST /rest/api/3/issue/{issueIdOrKey}/comment). */
@@ -330,6 +418,8 @@ export interface JiraIssueWorklogsListParams {
   issueIdOrKey: string;
   startAt?: number;
   maxResults?: number;
+  /** properties returns the worklog properties. */
+  expand?: "properties";
 }
 
 export interface JiraIssueWorklogsListPagination {
@@ -343,6 +433,8 @@ export interface JiraIssueWorklogsGetParams {
   issueIdOrKey: string;
   /** Worklog id. */
   id: string;
+  /** properties returns the worklog properties. */
+  expand?: "properties";
 }
 
 /** Log work on an issue (POST /rest/api/3/issue/{issueIdOrKey}/worklog). started and one of timeSpent or timeSpentSeconds are required by Jira. */
@@ -435,6 +527,16 @@ export interface JiraIssueTransitionsRecord {
 /** List the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated. */
 export interface JiraIssueTransitionsListParams {
   issueIdOrKey: string;
+  /** transitions.fields returns the fields of each transition's screen (hidden fields excepted), for the fields and update of issue_transitions.create. */
+  expand?: "transitions.fields";
+  /** Return only the transition with this id. */
+  transitionId?: string;
+  /** Include transitions with the Hide From User condition (Connect and Forge apps with, or acting for users with, the Administer Jira global permission). */
+  skipRemoteOnlyCondition?: boolean;
+  /** Include the transitions that fail a condition. */
+  includeUnavailableTransitions?: boolean;
+  /** Sort by ops-bar sequence then status category (To Do, In Progress, Done) instead of by ops-bar sequence only. */
+  sortByOpsBarAndStatus?: boolean;
 }
 
 /** Transition an issue (POST /rest/api/3/issue/{issueIdOrKey}/transitions), optionally setting transition-screen fields. Returns {}. */
@@ -494,14 +596,17 @@ export type JiraOperations = {
   };
   projects: {
     list: { params: JiraProjectsListParams; data: JiraProjectsRecord[]; pagination: JiraProjectsListPagination };
+    api_search: { params: JiraProjectsApiSearchParams; data: JiraProjectsRecord[]; pagination: JiraProjectsApiSearchPagination };
     get: { params: JiraProjectsGetParams; data: JiraProjectsRecord; pagination: never };
   };
   users: {
     list: { params: JiraUsersListParams; data: JiraUsersRecord[]; pagination: JiraUsersListPagination };
     get: { params: JiraUsersGetParams; data: JiraUsersRecord; pagination: never };
+    api_search: { params: JiraUsersApiSearchParams; data: JiraUsersRecord[]; pagination: JiraUsersApiSearchPagination };
   };
   issue_fields: {
     list: { params: JiraIssueFieldsListParams; data: JiraIssueFieldsRecord[]; pagination: never };
+    api_search: { params: JiraIssueFieldsApiSearchParams; data: JiraIssueFieldsRecord[]; pagination: JiraIssueFieldsApiSearchPagination };
   };
   issue_comments: {
     list: { params: JiraIssueCommentsListParams; data: JiraIssueCommentsRecord[]; pagination: JiraIssueCommentsListPagination };
@@ -553,14 +658,17 @@ export type JiraFacade = {
   };
   projects: {
     list(params?: JiraProjectsListParams): Promise<ExecuteResult<JiraProjectsRecord[], JiraProjectsListPagination>>;
+    apiSearch(params?: JiraProjectsApiSearchParams): Promise<ExecuteResult<JiraProjectsRecord[], JiraProjectsApiSearchPagination>>;
     get(params: JiraProjectsGetParams): Promise<ExecuteResult<JiraProjectsRecord, never>>;
   };
   users: {
     list(params?: JiraUsersListParams): Promise<ExecuteResult<JiraUsersRecord[], JiraUsersListPagination>>;
     get(params: JiraUsersGetParams): Promise<ExecuteResult<JiraUsersRecord, never>>;
+    apiSearch(params?: JiraUsersApiSearchParams): Promise<ExecuteResult<JiraUsersRecord[], JiraUsersApiSearchPagination>>;
   };
   issue_fields: {
     list(params?: JiraIssueFieldsListParams): Promise<ExecuteResult<JiraIssueFieldsRecord[], never>>;
+    apiSearch(params?: JiraIssueFieldsApiSearchParams): Promise<ExecuteResult<JiraIssueFieldsRecord[], JiraIssueFieldsApiSearchPagination>>;
   };
   issue_comments: {
     list(params: JiraIssueCommentsListParams): Promise<ExecuteResult<JiraIssueCommentsRecord[], JiraIssueCommentsListPagination>>;
@@ -602,14 +710,17 @@ export const jiraFacade = (connector: Connector): JiraFacade => ({
   },
   projects: {
     list: (params = {}) => connector.execute<JiraProjectsRecord[], JiraProjectsListPagination>("projects", "list", { ...params }),
+    apiSearch: (params = {}) => connector.execute<JiraProjectsRecord[], JiraProjectsApiSearchPagination>("projects", "api_search", { ...params }),
     get: (params) => connector.execute<JiraProjectsRecord, never>("projects", "get", { ...params }),
   },
   users: {
     list: (params = {}) => connector.execute<JiraUsersRecord[], JiraUsersListPagination>("users", "list", { ...params }),
     get: (params) => connector.execute<JiraUsersRecord, never>("users", "get", { ...params }),
+    apiSearch: (params = {}) => connector.execute<JiraUsersRecord[], JiraUsersApiSearchPagination>("users", "api_search", { ...params }),
   },
   issue_fields: {
     list: (params = {}) => connector.execute<JiraIssueFieldsRecord[], never>("issue_fields", "list", { ...params }),
+    apiSearch: (params = {}) => connector.execute<JiraIssueFieldsRecord[], JiraIssueFieldsApiSearchPagination>("issue_fields", "api_search", { ...params }),
   },
   issue_comments: {
     list: (params) => connector.execute<JiraIssueCommentsRecord[], JiraIssueCommentsListPagination>("issue_comments", "list", { ...params }),

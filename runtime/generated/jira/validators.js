@@ -2394,15 +2394,700 @@ else {
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
-export const projects__get = validate17;
+export const projects__api_search = validate17;
 const schema18 = {
+    "$id": "projects__api_search",
+    "type": "object",
+    "properties": {
+        "startAt": { "type": "integer", "minimum": 0, "default": 0, "description": "Index of the first project to return." },
+        "maxResults": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 50,
+            "description": "Projects per page (max 100)."
+        },
+        "orderBy": {
+            "type": "string",
+            "enum": [
+                "category",
+                "-category",
+                "+category",
+                "key",
+                "-key",
+                "+key",
+                "name",
+                "-name",
+                "+name",
+                "owner",
+                "-owner",
+                "+owner",
+                "issueCount",
+                "-issueCount",
+                "+issueCount",
+                "lastIssueUpdatedDate",
+                "-lastIssueUpdatedDate",
+                "+lastIssueUpdatedDate",
+                "archivedDate",
+                "+archivedDate",
+                "-archivedDate",
+                "deletedDate",
+                "+deletedDate",
+                "-deletedDate"
+            ],
+            "default": "key",
+            "description": "Sort field, descending with a leading \"-\": category, key, name, owner (project lead), issueCount, lastIssueUpdatedDate, archivedDate or deletedDate (the last two experimental)."
+        },
+        "id": {
+            "type": "array",
+            "items": { "type": "integer" },
+            "uniqueItems": true,
+            "maxItems": 50,
+            "description": "Project ids to return (up to 50), sent as id=10000&id=10001."
+        },
+        "keys": {
+            "type": "array",
+            "items": { "type": "string", "minLength": 1 },
+            "uniqueItems": true,
+            "maxItems": 50,
+            "description": "Project keys to return (up to 50), sent as keys=PA&keys=PB."
+        },
+        "query": { "type": "string", "description": "Text matched against project keys and names (case insensitive)." },
+        "typeKey": {
+            "type": "string",
+            "pattern": "^(business|service_desk|software)(,(business|service_desk|software))*$",
+            "description": "Comma-separated project types to return (business, service_desk, software)."
+        },
+        "categoryId": {
+            "type": "integer",
+            "description": "Id of the project category to return (GET /rest/api/3/projectCategory lists them)."
+        },
+        "action": {
+            "type": "string",
+            "enum": ["view", "browse", "edit", "create"],
+            "default": "view",
+            "description": "Return the projects on which the user can view (Browse or Administer projects, or Administer Jira), browse (Browse projects), edit (Administer projects or Administer Jira) or create issues (Create issues)."
+        },
+        "expand": {
+            "type": "string",
+            "pattern": "^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$",
+            "description": "Comma-separated expand options: description, projectKeys, lead, issueTypes, url, insight (experimental)."
+        },
+        "status": {
+            "type": "array",
+            "items": { "type": "string", "enum": ["live", "archived", "deleted"] },
+            "uniqueItems": true,
+            "description": "Experimental: project statuses to return (live, archived, deleted = in the recycle bin), sent as status=live&status=archived; Jira's default is live."
+        }
+    },
+    "additionalProperties": false
+};
+const pattern1 = new RegExp("^(business|service_desk|software)(,(business|service_desk|software))*$", "u");
+const pattern2 = new RegExp("^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$", "u");
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(func5.call(schema18.properties, key0))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.startAt !== undefined) {
+        let data0 = data.startAt;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 0 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.maxResults !== undefined) {
+        let data1 = data.maxResults;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err3 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 > 100 || isNaN(data1)) {
+                const err4 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (data1 < 1 || isNaN(data1)) {
+                const err5 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.orderBy !== undefined) {
+        let data2 = data.orderBy;
+        if (typeof data2 !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+        if (!((((((((((((((((((((((((data2 === "category") || (data2 === "-category")) || (data2 === "+category")) || (data2 === "key")) || (data2 === "-key")) || (data2 === "+key")) || (data2 === "name")) || (data2 === "-name")) || (data2 === "+name")) || (data2 === "owner")) || (data2 === "-owner")) || (data2 === "+owner")) || (data2 === "issueCount")) || (data2 === "-issueCount")) || (data2 === "+issueCount")) || (data2 === "lastIssueUpdatedDate")) || (data2 === "-lastIssueUpdatedDate")) || (data2 === "+lastIssueUpdatedDate")) || (data2 === "archivedDate")) || (data2 === "+archivedDate")) || (data2 === "-archivedDate")) || (data2 === "deletedDate")) || (data2 === "+deletedDate")) || (data2 === "-deletedDate"))) {
+            const err7 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema18.properties.orderBy.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data3 = data.id;
+        if (Array.isArray(data3)) {
+            if (data3.length > 50) {
+                const err8 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 50 },
+                    message: "must NOT have more than 50 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+            const len0 = data3.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data4 = data3[i0];
+                if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+                    const err9 = {
+                        instancePath: instancePath + "/id/" + i0,
+                        schemaPath: "#/properties/id/items/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+            let i1 = data3.length;
+            let j0;
+            if (i1 > 1) {
+                const indices0 = {};
+                for (; i1--;) {
+                    let item0 = data3[i1];
+                    if (!((typeof item0 == "number") && (!(item0 % 1) && !isNaN(item0)))) {
+                        continue;
+                    }
+                    if (typeof indices0[item0] == "number") {
+                        j0 = indices0[item0];
+                        const err10 = {
+                            instancePath: instancePath + "/id",
+                            schemaPath: "#/properties/id/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i1, j: j0 },
+                            message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err10];
+                        }
+                        else {
+                            vErrors.push(err10);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices0[item0] = i1;
+                }
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.keys !== undefined) {
+        let data5 = data.keys;
+        if (Array.isArray(data5)) {
+            if (data5.length > 50) {
+                const err12 = {
+                    instancePath: instancePath + "/keys",
+                    schemaPath: "#/properties/keys/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 50 },
+                    message: "must NOT have more than 50 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+            const len1 = data5.length;
+            for (let i2 = 0; i2 < len1; i2++) {
+                let data6 = data5[i2];
+                if (typeof data6 === "string") {
+                    if (func2(data6) < 1) {
+                        const err13 = {
+                            instancePath: instancePath + "/keys/" + i2,
+                            schemaPath: "#/properties/keys/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err13];
+                        }
+                        else {
+                            vErrors.push(err13);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err14 = {
+                        instancePath: instancePath + "/keys/" + i2,
+                        schemaPath: "#/properties/keys/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err14];
+                    }
+                    else {
+                        vErrors.push(err14);
+                    }
+                    errors++;
+                }
+            }
+            let i3 = data5.length;
+            let j1;
+            if (i3 > 1) {
+                const indices1 = {};
+                for (; i3--;) {
+                    let item1 = data5[i3];
+                    if (typeof item1 !== "string") {
+                        continue;
+                    }
+                    if (typeof indices1[item1] == "number") {
+                        j1 = indices1[item1];
+                        const err15 = {
+                            instancePath: instancePath + "/keys",
+                            schemaPath: "#/properties/keys/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i3, j: j1 },
+                            message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err15];
+                        }
+                        else {
+                            vErrors.push(err15);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices1[item1] = i3;
+                }
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/keys",
+                schemaPath: "#/properties/keys/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.query !== undefined) {
+        if (typeof data.query !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.typeKey !== undefined) {
+        let data8 = data.typeKey;
+        if (typeof data8 === "string") {
+            if (!pattern1.test(data8)) {
+                const err18 = {
+                    instancePath: instancePath + "/typeKey",
+                    schemaPath: "#/properties/typeKey/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^(business|service_desk|software)(,(business|service_desk|software))*$" },
+                    message: "must match pattern \"" + "^(business|service_desk|software)(,(business|service_desk|software))*$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/typeKey",
+                schemaPath: "#/properties/typeKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.categoryId !== undefined) {
+        let data9 = data.categoryId;
+        if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
+            const err20 = {
+                instancePath: instancePath + "/categoryId",
+                schemaPath: "#/properties/categoryId/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.action !== undefined) {
+        let data10 = data.action;
+        if (typeof data10 !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/action",
+                schemaPath: "#/properties/action/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+        if (!((((data10 === "view") || (data10 === "browse")) || (data10 === "edit")) || (data10 === "create"))) {
+            const err22 = {
+                instancePath: instancePath + "/action",
+                schemaPath: "#/properties/action/enum",
+                keyword: "enum",
+                params: { allowedValues: schema18.properties.action.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.expand !== undefined) {
+        let data11 = data.expand;
+        if (typeof data11 === "string") {
+            if (!pattern2.test(data11)) {
+                const err23 = {
+                    instancePath: instancePath + "/expand",
+                    schemaPath: "#/properties/expand/pattern",
+                    keyword: "pattern",
+                    params: {
+                        pattern: "^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$"
+                    },
+                    message: "must match pattern \"" + "^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
+    if (data.status !== undefined) {
+        let data12 = data.status;
+        if (Array.isArray(data12)) {
+            const len2 = data12.length;
+            for (let i4 = 0; i4 < len2; i4++) {
+                let data13 = data12[i4];
+                if (typeof data13 !== "string") {
+                    const err25 = {
+                        instancePath: instancePath + "/status/" + i4,
+                        schemaPath: "#/properties/status/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err25];
+                    }
+                    else {
+                        vErrors.push(err25);
+                    }
+                    errors++;
+                }
+                if (!(((data13 === "live") || (data13 === "archived")) || (data13 === "deleted"))) {
+                    const err26 = {
+                        instancePath: instancePath + "/status/" + i4,
+                        schemaPath: "#/properties/status/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema18.properties.status.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err26];
+                    }
+                    else {
+                        vErrors.push(err26);
+                    }
+                    errors++;
+                }
+            }
+            let i5 = data12.length;
+            let j2;
+            if (i5 > 1) {
+                const indices2 = {};
+                for (; i5--;) {
+                    let item2 = data12[i5];
+                    if (typeof item2 !== "string") {
+                        continue;
+                    }
+                    if (typeof indices2[item2] == "number") {
+                        j2 = indices2[item2];
+                        const err27 = {
+                            instancePath: instancePath + "/status",
+                            schemaPath: "#/properties/status/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i5, j: j2 },
+                            message: "must NOT have duplicate items (items ## " + j2 + " and " + i5 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err27];
+                        }
+                        else {
+                            vErrors.push(err27);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices2[item2] = i5;
+                }
+            }
+        }
+        else {
+            const err28 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err28];
+            }
+            else {
+                vErrors.push(err28);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err29 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err29];
+    }
+    else {
+        vErrors.push(err29);
+    }
+    errors++;
+} validate17.errors = vErrors; return errors === 0; }
+export const projects__get = validate18;
+const schema19 = {
     "$id": "projects__get",
     "type": "object",
-    "properties": { "projectIdOrKey": { "type": "string", "minLength": 1, "description": "Project id (10000) or key (ABC)." } },
+    "properties": {
+        "projectIdOrKey": { "type": "string", "minLength": 1, "description": "Project id (10000) or key (ABC)." },
+        "expand": {
+            "type": "string",
+            "pattern": "^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$",
+            "description": "Comma-separated expand options: description, issueTypes, lead, projectKeys, issueTypeHierarchy (description, issue types and lead are returned by default)."
+        },
+        "properties": {
+            "type": "array",
+            "items": { "type": "string", "minLength": 1 },
+            "description": "Keys of the project properties to return, sent comma-separated."
+        }
+    },
     "required": ["projectIdOrKey"],
     "additionalProperties": false
 };
-function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+const pattern3 = new RegExp("^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$", "u");
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.projectIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -2420,7 +3105,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(key0 === "projectIdOrKey")) {
+        if (!(((key0 === "projectIdOrKey") || (key0 === "expand")) || (key0 === "properties"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2474,19 +3159,117 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.expand !== undefined) {
+        let data1 = data.expand;
+        if (typeof data1 === "string") {
+            if (!pattern3.test(data1)) {
+                const err4 = {
+                    instancePath: instancePath + "/expand",
+                    schemaPath: "#/properties/expand/pattern",
+                    keyword: "pattern",
+                    params: {
+                        pattern: "^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$"
+                    },
+                    message: "must match pattern \"" + "^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.properties !== undefined) {
+        let data2 = data.properties;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (typeof data3 === "string") {
+                    if (func2(data3) < 1) {
+                        const err6 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err6];
+                        }
+                        else {
+                            vErrors.push(err6);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err7 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err9];
     }
     else {
-        vErrors.push(err4);
+        vErrors.push(err9);
     }
     errors++;
-} validate17.errors = vErrors; return errors === 0; }
-export const users__list = validate18;
-const schema19 = {
+} validate18.errors = vErrors; return errors === 0; }
+export const users__list = validate19;
+const schema20 = {
     "$id": "users__list",
     "type": "object",
     "properties": {
@@ -2501,7 +3284,7 @@ const schema19 = {
     },
     "additionalProperties": false
 };
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "startAt") || (key0 === "maxResults"))) {
             const err0 = {
@@ -2620,9 +3403,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const users__get = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const users__get = validate20;
+const schema21 = {
     "$id": "users__get",
     "type": "object",
     "properties": {
@@ -2631,12 +3414,18 @@ const schema20 = {
             "minLength": 1,
             "maxLength": 128,
             "description": "Account id, e.g. 5b10ac8d82e05b22cc7d4ef5."
+        },
+        "expand": {
+            "type": "string",
+            "pattern": "^(groups|applicationRoles)(,(groups|applicationRoles))*$",
+            "description": "Comma-separated expand options: groups (all groups, nested ones too), applicationRoles."
         }
     },
     "required": ["accountId"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+const pattern4 = new RegExp("^(groups|applicationRoles)(,(groups|applicationRoles))*$", "u");
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.accountId === undefined) {
         const err0 = {
             instancePath,
@@ -2654,7 +3443,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(key0 === "accountId")) {
+        if (!((key0 === "accountId") || (key0 === "expand"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2724,20 +3513,314 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.expand !== undefined) {
+        let data1 = data.expand;
+        if (typeof data1 === "string") {
+            if (!pattern4.test(data1)) {
+                const err5 = {
+                    instancePath: instancePath + "/expand",
+                    schemaPath: "#/properties/expand/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^(groups|applicationRoles)(,(groups|applicationRoles))*$" },
+                    message: "must match pattern \"" + "^(groups|applicationRoles)(,(groups|applicationRoles))*$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err7);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const issue_fields__list = validate20;
-const schema21 = { "$id": "issue_fields__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate20.errors = vErrors; return errors === 0; }
+export const users__api_search = validate21;
+const schema22 = {
+    "$id": "users__api_search",
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Text matched against the prefix of users' displayName and emailAddress (john matches John Smith and johnson@example.com)."
+        },
+        "accountId": { "type": "string", "minLength": 1, "maxLength": 128, "description": "Account id matched exactly." },
+        "property": {
+            "type": "string",
+            "minLength": 1,
+            "description": "User property query by path, e.g. thepropertykey.something.nested=1 (keys containing \".\" or \"=\" cannot be used)."
+        },
+        "startAt": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Index of the first matching user to return."
+        },
+        "maxResults": { "type": "integer", "minimum": 1, "default": 50, "description": "Users per page." }
+    },
+    "additionalProperties": false
+};
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(((((key0 === "query") || (key0 === "accountId")) || (key0 === "property")) || (key0 === "startAt")) || (key0 === "maxResults"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.query !== undefined) {
+        let data0 = data.query;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err1 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.accountId !== undefined) {
+        let data1 = data.accountId;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 128) {
+                const err3 = {
+                    instancePath: instancePath + "/accountId",
+                    schemaPath: "#/properties/accountId/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/accountId",
+                    schemaPath: "#/properties/accountId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/accountId",
+                schemaPath: "#/properties/accountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.property !== undefined) {
+        let data2 = data.property;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/property",
+                    schemaPath: "#/properties/property/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/property",
+                schemaPath: "#/properties/property/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.startAt !== undefined) {
+        let data3 = data.startAt;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err8 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+        if (typeof data3 == "number") {
+            if (data3 < 0 || isNaN(data3)) {
+                const err9 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.maxResults !== undefined) {
+        let data4 = data.maxResults;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err10 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+        if (typeof data4 == "number") {
+            if (data4 < 1 || isNaN(data4)) {
+                const err11 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+    }
+}
+else {
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err12];
+    }
+    else {
+        vErrors.push(err12);
+    }
+    errors++;
+} validate21.errors = vErrors; return errors === 0; }
+export const issue_fields__list = validate22;
+const schema23 = { "$id": "issue_fields__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -2764,20 +3847,456 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const issue_comments__list = validate21;
-const schema22 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const issue_fields__api_search = validate23;
+const schema24 = {
+    "$id": "issue_fields__api_search",
+    "type": "object",
+    "properties": {
+        "startAt": { "type": "integer", "minimum": 0, "default": 0, "description": "Index of the first field to return." },
+        "maxResults": { "type": "integer", "minimum": 1, "default": 50, "description": "Fields per page." },
+        "type": {
+            "type": "array",
+            "items": { "type": "string", "enum": ["custom", "system"] },
+            "uniqueItems": true,
+            "description": "Field types to return (custom, system), sent as type=custom&type=system."
+        },
+        "id": {
+            "type": "array",
+            "items": { "type": "string", "minLength": 1 },
+            "uniqueItems": true,
+            "description": "Ids of the custom fields to return (or to filter with query), sent as id=customfield_10000&id=customfield_10001."
+        },
+        "query": {
+            "type": "string",
+            "description": "Text matched (case insensitive",
+            "partially) against field names and descriptions.": null
+        },
+        "orderBy": {
+            "type": "string",
+            "enum": [
+                "contextsCount",
+                "-contextsCount",
+                "+contextsCount",
+                "lastUsed",
+                "-lastUsed",
+                "+lastUsed",
+                "name",
+                "-name",
+                "+name",
+                "screensCount",
+                "-screensCount",
+                "+screensCount",
+                "projectsCount",
+                "-projectsCount",
+                "+projectsCount"
+            ],
+            "description": "Sort field, descending with a leading \"-\": contextsCount, lastUsed, name, screensCount or projectsCount."
+        },
+        "expand": {
+            "type": "string",
+            "pattern": "^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$",
+            "description": "Comma-separated expand options: key, stableId, lastUsed, screensCount, contextsCount, isLocked, searcherKey."
+        }
+    },
+    "additionalProperties": false
+};
+const pattern5 = new RegExp("^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$", "u");
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_fields__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(((((((key0 === "startAt") || (key0 === "maxResults")) || (key0 === "type")) || (key0 === "id")) || (key0 === "query")) || (key0 === "orderBy")) || (key0 === "expand"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.startAt !== undefined) {
+        let data0 = data.startAt;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 < 0 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.maxResults !== undefined) {
+        let data1 = data.maxResults;
+        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+            const err3 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+        if (typeof data1 == "number") {
+            if (data1 < 1 || isNaN(data1)) {
+                const err4 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.type !== undefined) {
+        let data2 = data.type;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (typeof data3 !== "string") {
+                    const err5 = {
+                        instancePath: instancePath + "/type/" + i0,
+                        schemaPath: "#/properties/type/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+                if (!((data3 === "custom") || (data3 === "system"))) {
+                    const err6 = {
+                        instancePath: instancePath + "/type/" + i0,
+                        schemaPath: "#/properties/type/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema24.properties.type.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+            let i1 = data2.length;
+            let j0;
+            if (i1 > 1) {
+                const indices0 = {};
+                for (; i1--;) {
+                    let item0 = data2[i1];
+                    if (typeof item0 !== "string") {
+                        continue;
+                    }
+                    if (typeof indices0[item0] == "number") {
+                        j0 = indices0[item0];
+                        const err7 = {
+                            instancePath: instancePath + "/type",
+                            schemaPath: "#/properties/type/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i1, j: j0 },
+                            message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err7];
+                        }
+                        else {
+                            vErrors.push(err7);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices0[item0] = i1;
+                }
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data4 = data.id;
+        if (Array.isArray(data4)) {
+            const len1 = data4.length;
+            for (let i2 = 0; i2 < len1; i2++) {
+                let data5 = data4[i2];
+                if (typeof data5 === "string") {
+                    if (func2(data5) < 1) {
+                        const err9 = {
+                            instancePath: instancePath + "/id/" + i2,
+                            schemaPath: "#/properties/id/items/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err9];
+                        }
+                        else {
+                            vErrors.push(err9);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err10 = {
+                        instancePath: instancePath + "/id/" + i2,
+                        schemaPath: "#/properties/id/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+            let i3 = data4.length;
+            let j1;
+            if (i3 > 1) {
+                const indices1 = {};
+                for (; i3--;) {
+                    let item1 = data4[i3];
+                    if (typeof item1 !== "string") {
+                        continue;
+                    }
+                    if (typeof indices1[item1] == "number") {
+                        j1 = indices1[item1];
+                        const err11 = {
+                            instancePath: instancePath + "/id",
+                            schemaPath: "#/properties/id/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i3, j: j1 },
+                            message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err11];
+                        }
+                        else {
+                            vErrors.push(err11);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices1[item1] = i3;
+                }
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.query !== undefined) {
+        if (typeof data.query !== "string") {
+            const err13 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.orderBy !== undefined) {
+        let data7 = data.orderBy;
+        if (typeof data7 !== "string") {
+            const err14 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+        if (!(((((((((((((((data7 === "contextsCount") || (data7 === "-contextsCount")) || (data7 === "+contextsCount")) || (data7 === "lastUsed")) || (data7 === "-lastUsed")) || (data7 === "+lastUsed")) || (data7 === "name")) || (data7 === "-name")) || (data7 === "+name")) || (data7 === "screensCount")) || (data7 === "-screensCount")) || (data7 === "+screensCount")) || (data7 === "projectsCount")) || (data7 === "-projectsCount")) || (data7 === "+projectsCount"))) {
+            const err15 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema24.properties.orderBy.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.expand !== undefined) {
+        let data8 = data.expand;
+        if (typeof data8 === "string") {
+            if (!pattern5.test(data8)) {
+                const err16 = {
+                    instancePath: instancePath + "/expand",
+                    schemaPath: "#/properties/expand/pattern",
+                    keyword: "pattern",
+                    params: {
+                        pattern: "^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$"
+                    },
+                    message: "must match pattern \"" + "^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err18];
+    }
+    else {
+        vErrors.push(err18);
+    }
+    errors++;
+} validate23.errors = vErrors; return errors === 0; }
+export const issue_comments__list = validate24;
+const schema25 = {
     "$id": "issue_comments__list",
     "type": "object",
     "properties": {
         "issueIdOrKey": { "type": "string", "minLength": 1 },
         "startAt": { "type": "integer", "minimum": 0, "default": 0 },
-        "maxResults": { "type": "integer", "minimum": 1, "default": 100 }
+        "maxResults": { "type": "integer", "minimum": 1, "default": 100 },
+        "orderBy": {
+            "type": "string",
+            "enum": ["created", "-created", "+created"],
+            "description": "Sort by creation date: created or +created oldest first, -created newest first."
+        },
+        "expand": {
+            "type": "string",
+            "enum": ["renderedBody"],
+            "description": "renderedBody returns each comment body rendered in HTML."
+        }
     },
     "required": ["issueIdOrKey"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -2795,7 +4314,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults"))) {
+        if (!(((((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults")) || (key0 === "orderBy")) || (key0 === "expand"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2923,29 +4442,104 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
     }
+    if (data.orderBy !== undefined) {
+        let data3 = data.orderBy;
+        if (typeof data3 !== "string") {
+            const err8 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+        if (!(((data3 === "created") || (data3 === "-created")) || (data3 === "+created"))) {
+            const err9 = {
+                instancePath: instancePath + "/orderBy",
+                schemaPath: "#/properties/orderBy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.orderBy.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.expand !== undefined) {
+        let data4 = data.expand;
+        if (typeof data4 !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+        if (!(data4 === "renderedBody")) {
+            const err11 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err12];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err12);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const issue_comments__get = validate22;
-const schema23 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const issue_comments__get = validate25;
+const schema26 = {
     "$id": "issue_comments__get",
     "type": "object",
     "properties": {
         "issueIdOrKey": { "type": "string", "minLength": 1 },
-        "id": { "type": "string", "minLength": 1, "description": "Comment id." }
+        "id": { "type": "string", "minLength": 1, "description": "Comment id." },
+        "expand": {
+            "type": "string",
+            "enum": ["renderedBody"],
+            "description": "renderedBody returns the comment body rendered in HTML."
+        }
     },
     "required": ["issueIdOrKey", "id"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -2979,7 +4573,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((key0 === "issueIdOrKey") || (key0 === "id"))) {
+        if (!(((key0 === "issueIdOrKey") || (key0 === "id")) || (key0 === "expand"))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3070,19 +4664,54 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.expand !== undefined) {
+        let data2 = data.expand;
+        if (typeof data2 !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+        if (!(data2 === "renderedBody")) {
+            const err8 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err9];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err9);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const issue_comments__create = validate23;
-const schema24 = {
+} validate25.errors = vErrors; return errors === 0; }
+export const issue_comments__create = validate26;
+const schema27 = {
     "$id": "issue_comments__create",
     "type": "object",
     "properties": {
@@ -3116,7 +4745,7 @@ const schema24 = {
     "required": ["issueIdOrKey", "body"],
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -3278,7 +4907,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/body/type",
                         schemaPath: "#/properties/body/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema24.properties.body.properties.type.enum },
+                        params: { allowedValues: schema27.properties.body.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3313,7 +4942,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/body/version",
                         schemaPath: "#/properties/body/properties/version/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema24.properties.body.properties.version.enum },
+                        params: { allowedValues: schema27.properties.body.properties.version.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3387,7 +5016,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/type",
                         schemaPath: "#/properties/visibility/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema24.properties.visibility.properties.type.enum },
+                        params: { allowedValues: schema27.properties.visibility.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3424,7 +5053,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/identifier",
                         schemaPath: "#/properties/visibility/properties/identifier/type",
                         keyword: "type",
-                        params: { type: schema24.properties.visibility.properties.identifier.type },
+                        params: { type: schema27.properties.visibility.properties.identifier.type },
                         message: "must be string,null"
                     };
                     if (vErrors === null) {
@@ -3559,9 +5188,9 @@ else {
         vErrors.push(err24);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const issue_comments__update = validate24;
-const schema25 = {
+} validate26.errors = vErrors; return errors === 0; }
+export const issue_comments__update = validate27;
+const schema28 = {
     "$id": "issue_comments__update",
     "type": "object",
     "properties": {
@@ -3596,7 +5225,7 @@ const schema25 = {
     "required": ["issueIdOrKey", "id", "body"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -3811,7 +5440,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/body/type",
                         schemaPath: "#/properties/body/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema25.properties.body.properties.type.enum },
+                        params: { allowedValues: schema28.properties.body.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3846,7 +5475,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/body/version",
                         schemaPath: "#/properties/body/properties/version/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema25.properties.body.properties.version.enum },
+                        params: { allowedValues: schema28.properties.body.properties.version.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3920,7 +5549,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/type",
                         schemaPath: "#/properties/visibility/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema25.properties.visibility.properties.type.enum },
+                        params: { allowedValues: schema28.properties.visibility.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -3957,7 +5586,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/identifier",
                         schemaPath: "#/properties/visibility/properties/identifier/type",
                         keyword: "type",
-                        params: { type: schema25.properties.visibility.properties.identifier.type },
+                        params: { type: schema28.properties.visibility.properties.identifier.type },
                         message: "must be string,null"
                     };
                     if (vErrors === null) {
@@ -4128,16 +5757,16 @@ else {
         vErrors.push(err29);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const issue_comments__delete = validate25;
-const schema26 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const issue_comments__delete = validate28;
+const schema29 = {
     "$id": "issue_comments__delete",
     "type": "object",
     "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 } },
     "required": ["issueIdOrKey", "id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -4272,20 +5901,21 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const issue_worklogs__list = validate26;
-const schema27 = {
+} validate28.errors = vErrors; return errors === 0; }
+export const issue_worklogs__list = validate29;
+const schema30 = {
     "$id": "issue_worklogs__list",
     "type": "object",
     "properties": {
         "issueIdOrKey": { "type": "string", "minLength": 1 },
         "startAt": { "type": "integer", "minimum": 0, "default": 0 },
-        "maxResults": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 5000 }
+        "maxResults": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 5000 },
+        "expand": { "type": "string", "enum": ["properties"], "description": "properties returns the worklog properties." }
     },
     "required": ["issueIdOrKey"],
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -4303,7 +5933,7 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults"))) {
+        if (!((((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults")) || (key0 === "expand"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4447,29 +6077,65 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
     }
+    if (data.expand !== undefined) {
+        let data3 = data.expand;
+        if (typeof data3 !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+        if (!(data3 === "properties")) {
+            const err10 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema30.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err11];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err11);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const issue_worklogs__get = validate27;
-const schema28 = {
+} validate29.errors = vErrors; return errors === 0; }
+export const issue_worklogs__get = validate30;
+const schema31 = {
     "$id": "issue_worklogs__get",
     "type": "object",
     "properties": {
         "issueIdOrKey": { "type": "string", "minLength": 1 },
-        "id": { "type": "string", "minLength": 1, "description": "Worklog id." }
+        "id": { "type": "string", "minLength": 1, "description": "Worklog id." },
+        "expand": { "type": "string", "enum": ["properties"], "description": "properties returns the worklog properties." }
     },
     "required": ["issueIdOrKey", "id"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -4503,7 +6169,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((key0 === "issueIdOrKey") || (key0 === "id"))) {
+        if (!(((key0 === "issueIdOrKey") || (key0 === "id")) || (key0 === "expand"))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4594,19 +6260,54 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.expand !== undefined) {
+        let data2 = data.expand;
+        if (typeof data2 !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+        if (!(data2 === "properties")) {
+            const err8 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema31.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err9];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err9);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const issue_worklogs__create = validate28;
-const schema29 = {
+} validate30.errors = vErrors; return errors === 0; }
+export const issue_worklogs__create = validate31;
+const schema32 = {
     "$id": "issue_worklogs__create",
     "type": "object",
     "properties": {
@@ -4654,7 +6355,7 @@ const schema29 = {
     "required": ["issueIdOrKey", "started"],
     "additionalProperties": false
 };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -4688,7 +6389,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func5.call(schema29.properties, key0))) {
+        if (!(func5.call(schema32.properties, key0))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4889,7 +6590,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/comment/type",
                         schemaPath: "#/properties/comment/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema29.properties.comment.properties.type.enum },
+                        params: { allowedValues: schema32.properties.comment.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -4924,7 +6625,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/comment/version",
                         schemaPath: "#/properties/comment/properties/version/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema29.properties.comment.properties.version.enum },
+                        params: { allowedValues: schema32.properties.comment.properties.version.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -4998,7 +6699,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/type",
                         schemaPath: "#/properties/visibility/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema29.properties.visibility.properties.type.enum },
+                        params: { allowedValues: schema32.properties.visibility.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -5035,7 +6736,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/identifier",
                         schemaPath: "#/properties/visibility/properties/identifier/type",
                         keyword: "type",
-                        params: { type: schema29.properties.visibility.properties.identifier.type },
+                        params: { type: schema32.properties.visibility.properties.identifier.type },
                         message: "must be string,null"
                     };
                     if (vErrors === null) {
@@ -5183,7 +6884,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/adjustEstimate",
                 schemaPath: "#/properties/adjustEstimate/enum",
                 keyword: "enum",
-                params: { allowedValues: schema29.properties.adjustEstimate.enum },
+                params: { allowedValues: schema32.properties.adjustEstimate.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -5277,9 +6978,9 @@ else {
         vErrors.push(err34);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const issue_worklogs__update = validate29;
-const schema30 = {
+} validate31.errors = vErrors; return errors === 0; }
+export const issue_worklogs__update = validate32;
+const schema33 = {
     "$id": "issue_worklogs__update",
     "type": "object",
     "properties": {
@@ -5318,7 +7019,7 @@ const schema30 = {
     "required": ["issueIdOrKey", "id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -5352,7 +7053,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func5.call(schema30.properties, key0))) {
+        if (!(func5.call(schema33.properties, key0))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -5590,7 +7291,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/comment/type",
                         schemaPath: "#/properties/comment/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema30.properties.comment.properties.type.enum },
+                        params: { allowedValues: schema33.properties.comment.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -5625,7 +7326,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/comment/version",
                         schemaPath: "#/properties/comment/properties/version/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema30.properties.comment.properties.version.enum },
+                        params: { allowedValues: schema33.properties.comment.properties.version.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -5699,7 +7400,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/type",
                         schemaPath: "#/properties/visibility/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema30.properties.visibility.properties.type.enum },
+                        params: { allowedValues: schema33.properties.visibility.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -5736,7 +7437,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/visibility/identifier",
                         schemaPath: "#/properties/visibility/properties/identifier/type",
                         keyword: "type",
-                        params: { type: schema30.properties.visibility.properties.identifier.type },
+                        params: { type: schema33.properties.visibility.properties.identifier.type },
                         message: "must be string,null"
                     };
                     if (vErrors === null) {
@@ -5884,7 +7585,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/adjustEstimate",
                 schemaPath: "#/properties/adjustEstimate/enum",
                 keyword: "enum",
-                params: { allowedValues: schema30.properties.adjustEstimate.enum },
+                params: { allowedValues: schema33.properties.adjustEstimate.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -5960,9 +7661,9 @@ else {
         vErrors.push(err35);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const issue_worklogs__delete = validate30;
-const schema31 = {
+} validate32.errors = vErrors; return errors === 0; }
+export const issue_worklogs__delete = validate33;
+const schema34 = {
     "$id": "issue_worklogs__delete",
     "type": "object",
     "properties": {
@@ -5980,7 +7681,7 @@ const schema31 = {
     "required": ["issueIdOrKey", "id"],
     "additionalProperties": false
 };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -6146,7 +7847,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/adjustEstimate",
                 schemaPath: "#/properties/adjustEstimate/enum",
                 keyword: "enum",
-                params: { allowedValues: schema31.properties.adjustEstimate.enum },
+                params: { allowedValues: schema34.properties.adjustEstimate.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -6222,9 +7923,9 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const issues_assignee__update = validate31;
-const schema32 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const issues_assignee__update = validate34;
+const schema35 = {
     "$id": "issues_assignee__update",
     "type": "object",
     "properties": {
@@ -6238,7 +7939,7 @@ const schema32 = {
     "required": ["issueIdOrKey", "accountId"],
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues_assignee__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues_assignee__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -6333,7 +8034,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/accountId",
                 schemaPath: "#/properties/accountId/type",
                 keyword: "type",
-                params: { type: schema32.properties.accountId.type },
+                params: { type: schema35.properties.accountId.type },
                 message: "must be string,null"
             };
             if (vErrors === null) {
@@ -6373,16 +8074,35 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const issue_transitions__list = validate32;
-const schema33 = {
+} validate34.errors = vErrors; return errors === 0; }
+export const issue_transitions__list = validate35;
+const schema36 = {
     "$id": "issue_transitions__list",
     "type": "object",
-    "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 } },
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "expand": {
+            "type": "string",
+            "enum": ["transitions.fields"],
+            "description": "transitions.fields returns the fields of each transition's screen (hidden fields excepted), for the fields and update of issue_transitions.create."
+        },
+        "transitionId": { "type": "string", "minLength": 1, "description": "Return only the transition with this id." },
+        "skipRemoteOnlyCondition": {
+            "type": "boolean",
+            "default": false,
+            "description": "Include transitions with the Hide From User condition (Connect and Forge apps with, or acting for users with, the Administer Jira global permission)."
+        },
+        "includeUnavailableTransitions": { "type": "boolean", "default": false, "description": "Include the transitions that fail a condition." },
+        "sortByOpsBarAndStatus": {
+            "type": "boolean",
+            "default": false,
+            "description": "Sort by ops-bar sequence then status category (To Do, In Progress, Done) instead of by ops-bar sequence only."
+        }
+    },
     "required": ["issueIdOrKey"],
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -6400,7 +8120,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(key0 === "issueIdOrKey")) {
+        if (!((((((key0 === "issueIdOrKey") || (key0 === "expand")) || (key0 === "transitionId")) || (key0 === "skipRemoteOnlyCondition")) || (key0 === "includeUnavailableTransitions")) || (key0 === "sortByOpsBarAndStatus"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -6454,19 +8174,145 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.expand !== undefined) {
+        let data1 = data.expand;
+        if (typeof data1 !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+        if (!(data1 === "transitions.fields")) {
+            const err5 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema36.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.transitionId !== undefined) {
+        let data2 = data.transitionId;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/transitionId",
+                    schemaPath: "#/properties/transitionId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/transitionId",
+                schemaPath: "#/properties/transitionId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.skipRemoteOnlyCondition !== undefined) {
+        if (typeof data.skipRemoteOnlyCondition !== "boolean") {
+            const err8 = {
+                instancePath: instancePath + "/skipRemoteOnlyCondition",
+                schemaPath: "#/properties/skipRemoteOnlyCondition/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.includeUnavailableTransitions !== undefined) {
+        if (typeof data.includeUnavailableTransitions !== "boolean") {
+            const err9 = {
+                instancePath: instancePath + "/includeUnavailableTransitions",
+                schemaPath: "#/properties/includeUnavailableTransitions/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.sortByOpsBarAndStatus !== undefined) {
+        if (typeof data.sortByOpsBarAndStatus !== "boolean") {
+            const err10 = {
+                instancePath: instancePath + "/sortByOpsBarAndStatus",
+                schemaPath: "#/properties/sortByOpsBarAndStatus/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err11];
     }
     else {
-        vErrors.push(err4);
+        vErrors.push(err11);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const issue_transitions__create = validate33;
-const schema34 = {
+} validate35.errors = vErrors; return errors === 0; }
+export const issue_transitions__create = validate36;
+const schema37 = {
     "$id": "issue_transitions__create",
     "type": "object",
     "properties": {
@@ -6494,7 +8340,7 @@ const schema34 = {
     "required": ["issueIdOrKey", "transition"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
         const err0 = {
             instancePath,
@@ -6800,9 +8646,9 @@ else {
         vErrors.push(err16);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const issue_links__create = validate34;
-const schema35 = {
+} validate36.errors = vErrors; return errors === 0; }
+export const issue_links__create = validate37;
+const schema38 = {
     "$id": "issue_links__create",
     "type": "object",
     "properties": {
@@ -6835,7 +8681,7 @@ const schema35 = {
     "required": ["type", "inwardIssue", "outwardIssue"],
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.type === undefined) {
         const err0 = {
             instancePath,
@@ -7471,16 +9317,16 @@ else {
         vErrors.push(err32);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const issue_links__get = validate35;
-const schema36 = {
+} validate37.errors = vErrors; return errors === 0; }
+export const issue_links__get = validate38;
+const schema39 = {
     "$id": "issue_links__get",
     "type": "object",
     "properties": { "linkId": { "type": "string", "minLength": 1 } },
     "required": ["linkId"],
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.linkId === undefined) {
         const err0 = {
             instancePath,
@@ -7562,16 +9408,16 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const issue_links__delete = validate36;
-const schema37 = {
+} validate38.errors = vErrors; return errors === 0; }
+export const issue_links__delete = validate39;
+const schema40 = {
     "$id": "issue_links__delete",
     "type": "object",
     "properties": { "linkId": { "type": "string", "minLength": 1 } },
     "required": ["linkId"],
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.linkId === undefined) {
         const err0 = {
             instancePath,
@@ -7653,4 +9499,4 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
+} validate39.errors = vErrors; return errors === 0; }
