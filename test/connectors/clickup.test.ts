@@ -467,6 +467,45 @@ describe('clickup tasks (page_number pagination, block { page, last_page })', ()
   });
 });
 
+describe('clickup tasks get options (custom_task_ids, team_id, include_subtasks)', () => {
+  it('sends include_subtasks and returns the task with its subtasks', async () => {
+    const withSubtasks = { ...T1, subtasks: [{ ...T2, parent: T1.id, top_level_parent: T1.id }] };
+    const scope = api().get('/api/v2/task/9hx').query({ include_subtasks: 'true' }).reply(200, withSubtasks);
+    const res = await clickup().execute('tasks', 'get', { task_id: '9hx', include_subtasks: true });
+    expect(res).toEqual({ data: withSubtasks });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('reads a task by its custom id with custom_task_ids=true and team_id', async () => {
+    const custom = { ...T1, custom_id: 'DEV-42' };
+    const scope = api().get('/api/v2/task/DEV-42').query({ custom_task_ids: 'true', team_id: '1234' }).reply(200, custom);
+    const res = await clickup().execute('tasks', 'get', { task_id: 'DEV-42', custom_task_ids: true, team_id: '1234' });
+    expect(res).toEqual({ data: custom });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a non-numeric team_id and a non-boolean custom_task_ids before any request', async () => {
+    const scope = nock(API);
+    await expect(clickup().execute('tasks', 'get', { task_id: 'DEV-42', custom_task_ids: 'yes', team_id: 'acme' })).rejects.toMatchObject({
+      name: 'ValidationError',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ field: 'custom_task_ids', rule: 'type' }),
+        expect.objectContaining({ field: 'team_id', rule: 'pattern' }),
+      ]),
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('api_search has no search or priority filter (Get Filtered Team Tasks lacks them): refused unsent', async () => {
+    const scope = nock(API);
+    await expect(clickup().execute('tasks', 'api_search', { team_id: '1234', search: 'login', priority: 1 })).rejects.toMatchObject({
+      name: 'ValidationError',
+      issues: expect.arrayContaining([expect.objectContaining({ field: 'search' }), expect.objectContaining({ field: 'priority' })]),
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
 describe('clickup view_tasks', () => {
   it('list walks the tasks of a view from page 0 (page is always sent)', async () => {
     const scope = api()

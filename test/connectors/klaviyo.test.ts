@@ -323,6 +323,61 @@ describe('klaviyo pagination (next from links.next)', () => {
   });
 });
 
+describe('klaviyo metrics filter (integration.name, integration.category)', () => {
+  it('sends the filter as given and keeps it on the next page read from links.next', async () => {
+    const filter = 'equals(integration.name,"Shopify")';
+    const next = `${API}/api/metrics/?filter=equals%28integration.name%2C%22Shopify%22%29&page%5Bcursor%5D=bmV4dDo6aWQ6OlkzUVhodg`;
+    const second = { ...METRIC, id: 'Y3QXhv', attributes: { ...METRIC.attributes, name: 'Started Checkout' }, links: { self: `${API}/api/metrics/Y3QXhv/` } };
+    const scope = api()
+      .get('/api/metrics')
+      .query({ filter })
+      .reply(200, collection('/api/metrics/', [METRIC], next))
+      .get('/api/metrics')
+      .query({ filter, 'page[cursor]': 'bmV4dDo6aWQ6OlkzUVhodg' })
+      .reply(200, collection('/api/metrics/', [second]));
+    const conn = klaviyo();
+
+    const p1 = await conn.execute('metrics', 'list', { filter });
+    expect(p1.data).toEqual([METRIC]);
+    expect(p1.pagination).toEqual({ next });
+    expect(p1.next_params).toEqual({ filter, 'page[cursor]': 'bmV4dDo6aWQ6OlkzUVhodg' });
+
+    const p2 = await conn.execute('metrics', 'list', { filter, ...p1.next_params });
+    expect(p2.data).toEqual([second]);
+    expect(p2.pagination).toEqual({ next: null });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('sends an and() of both allowed fields', async () => {
+    const filter = "and(equals(integration.name,'Shopify'),equals(integration.category,'eCommerce'))";
+    const scope = api()
+      .get('/api/metrics')
+      .query({ filter })
+      .reply(200, collection('/api/metrics/', [METRIC]));
+
+    const res = await klaviyo().execute('metrics', 'list', { filter });
+    expect(res.data).toEqual([METRIC]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    'greater-than(updated,2024-05-01T00:00:00Z)',
+    'equals(name,"Placed Order")',
+    'contains(integration.name,"Shop")',
+    'equals(integration.name,Shopify)',
+  ])('refuses %s (only equals on integration.name or integration.category, quoted) before any request', async (filter) => {
+    const scope = nock(API);
+
+    const err = await klaviyo()
+      .execute('metrics', 'list', { filter })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'filter', rule: 'pattern' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // validation and errors
 // ---------------------------------------------------------------------------------------------

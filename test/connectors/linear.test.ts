@@ -480,6 +480,52 @@ describe('linear: comments and projects create and update', () => {
   });
 });
 
+describe('linear: comments list of one issue (issueId)', () => {
+  it('issueId is sent as the filter variable {issue: {id: {eq}}} with the page params', async () => {
+    const scope = graphql(
+      'comments',
+      'list',
+      { first: 25, filter: { issue: { id: { eq: issueNode.id } } } },
+      { data: { comments: { nodes: [commentNode], pageInfo: { hasNextPage: false, endCursor: 'YzdhM2U5ZjE=' } } } },
+    );
+    const page = await linear().execute('comments', 'list', { issueId: issueNode.id, first: 25 });
+    expect(page.data).toEqual([commentNode]);
+    expect(page.pagination).toEqual({ hasNextPage: false, endCursor: 'YzdhM2U5ZjE=' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issueId together with filter is refused before any request (rule at_most_one_of)', async () => {
+    const scope = nock(API);
+    const error = await rejection(() =>
+      linear().execute('comments', 'list', { issueId: issueNode.id, filter: { updatedAt: { gte: '2026-11-01T00:00:00.000Z' } } }),
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_most_one_of', limit: ['filter', 'issueId'] })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('an empty issueId is refused before any request (rule minLength)', async () => {
+    const scope = nock(API);
+    const error = await rejection(() => linear().execute('comments', 'list', { issueId: '' }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([expect.objectContaining({ field: 'issueId', rule: 'minLength' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('projects create and update do not take the deprecated state (statusId sets the status)', async () => {
+    const scope = nock(API);
+    for (const [action, params] of [
+      ['create', { name: 'Checkout revamp', teamIds: [TEAM_ENG.id], state: 'started' }],
+      ['update', { id: projectNode.id, state: 'started' }],
+    ] as const) {
+      const error = await rejection(() => linear().execute('projects', action, params));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.issues).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'state' })]));
+    }
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
 describe('linear: OAuth2.0 refresh-token auth', () => {
   it('refreshes the access token with a form body, then sends it as Bearer (cached for the next call)', async () => {
     const tokenScope = nock(API)

@@ -325,6 +325,25 @@ describe('notion list (POST /v1/search, cursor in the body)', () => {
     expect(res.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
   });
+
+  it('data_sources list takes the filter Airbyte sends, only for data sources, with sort and the cursor', async () => {
+    const filter = { property: 'object', value: 'data_source' };
+    const sort = { direction: 'ascending', timestamp: 'last_edited_time' };
+    const scope = apiJson()
+      .post('/v1/search', { filter, sort, page_size: 10, start_cursor: DATA_SOURCE.id })
+      .reply(200, list([DATA_SOURCE]));
+    const conn = notion();
+
+    const res = await conn.execute('data_sources', 'list', { filter, sort, page_size: 10, start_cursor: DATA_SOURCE.id });
+    expect(res.data).toEqual([DATA_SOURCE]);
+    expect(scope.isDone()).toBe(true);
+
+    const err = await conn.execute('data_sources', 'list', { filter: { property: 'object', value: 'page' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'filter.value', rule: 'enum', limit: ['data_source'] })]);
+    const err2 = await conn.execute('data_sources', 'list', { filter: { property: 'title', value: 'data_source' } }).catch((e: unknown) => e);
+    expect((err2 as ValidationError).issues).toEqual([expect.objectContaining({ field: 'filter.property', rule: 'enum', limit: ['object'] })]);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -469,6 +488,54 @@ describe('notion data_sources update', () => {
     const res = await notion().execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, ...body });
 
     expect(res.data).toEqual(updated);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('notion data_sources update: icon and archived (an alias of in_trash)', () => {
+  it('sends icon as given and archived as in_trash', async () => {
+    const icon = { type: 'emoji', emoji: '🥬' };
+    const updated = { ...DATA_SOURCE, icon, in_trash: true, archived: true };
+    const scope = apiJson().patch(`/v1/data_sources/${DATA_SOURCE.id}`, { icon, in_trash: true }).reply(200, updated);
+
+    const res = await notion().execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, icon, archived: true });
+
+    expect(res.data).toEqual(updated);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('null removes the icon; archived alone is enough for an update', async () => {
+    const scope = apiJson()
+      .patch(`/v1/data_sources/${DATA_SOURCE.id}`, { icon: null })
+      .reply(200, { ...DATA_SOURCE, icon: null })
+      .patch(`/v1/data_sources/${DATA_SOURCE.id}`, { in_trash: false })
+      .reply(200, DATA_SOURCE);
+    const conn = notion();
+
+    expect((await conn.execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, icon: null })).data).toEqual({ ...DATA_SOURCE, icon: null });
+    expect((await conn.execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, archived: false })).data).toEqual(DATA_SOURCE);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses archived with in_trash, a non-boolean archived, a string icon and cover (not taken by Notion) before any request', async () => {
+    const scope = nock(API);
+    const conn = notion();
+
+    const both = await conn.execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, archived: true, in_trash: true }).catch((e: unknown) => e);
+    expect(both).toBeInstanceOf(ValidationError);
+    expect((both as ValidationError).issues).toEqual([expect.objectContaining({ rule: 'alias_conflict' })]);
+
+    const bad = await conn.execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, archived: 'yes', icon: '🥬' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    const issues = (bad as ValidationError).issues.map((i) => [i.field, i.rule]);
+    expect(issues).toContainEqual(['in_trash', 'type']);
+    expect(issues).toContainEqual(['icon', 'type']);
+
+    const cover = await conn
+      .execute('data_sources', 'update', { data_source_id: DATA_SOURCE.id, cover: { type: 'external', external: { url: 'https://example.com/c.png' } } })
+      .catch((e: unknown) => e);
+    expect(cover).toBeInstanceOf(ValidationError);
+    expect((cover as ValidationError).issues.map((i) => i.field)).toContain('cover');
     expect(scope.isDone()).toBe(true);
   });
 });

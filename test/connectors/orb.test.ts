@@ -254,6 +254,101 @@ describe('orb list (last page)', () => {
   });
 });
 
+describe('orb invoices list filters', () => {
+  it("sends customer_id, subscription_id, status and the invoice_date range under Orb's bracketed names", async () => {
+    const scope = api()
+      .get('/v1/invoices')
+      .query({
+        customer_id: customer.id,
+        subscription_id: subscription.id,
+        status: 'paid',
+        'invoice_date[gt]': '2026-10-01T00:00:00Z',
+        'invoice_date[lte]': '2026-11-30T23:59:59Z',
+        limit: '25',
+      })
+      .reply(200, page([invoice]));
+
+    const res = await orb().execute('invoices', 'list', {
+      customer_id: customer.id,
+      subscription_id: subscription.id,
+      status: 'paid',
+      invoice_date_gt: '2026-10-01T00:00:00Z',
+      invoice_date_lte: '2026-11-30T23:59:59Z',
+      limit: 25,
+    });
+
+    expect(res.data).toEqual([invoice]);
+    expect(res.pagination).toEqual({ next_cursor: null });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it("accepts Orb's own names invoice_date[gte] and invoice_date[lt] as aliases, with external_customer_id", async () => {
+    const scope = api()
+      .get('/v1/invoices')
+      .query({
+        external_customer_id: 'acme-7421',
+        'invoice_date[gte]': '2026-11-01T00:00:00+00:00',
+        'invoice_date[lt]': '2026-12-01T00:00:00+00:00',
+      })
+      .reply(200, page([invoice]));
+
+    const res = await orb().execute('invoices', 'list', {
+      external_customer_id: 'acme-7421',
+      'invoice_date[gte]': '2026-11-01T00:00:00+00:00',
+      'invoice_date[lt]': '2026-12-01T00:00:00+00:00',
+    });
+
+    expect(res.data).toEqual([invoice]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('walks the next page keeping the filters', async () => {
+    const scope = api()
+      .get('/v1/invoices')
+      .query({ status: 'draft', 'invoice_date[gte]': '2026-11-01T00:00:00Z', cursor: 'c3ViXzJfaW52' })
+      .reply(200, page([invoice]));
+
+    const res = await orb().execute('invoices', 'list', { status: 'draft', invoice_date_gte: '2026-11-01T00:00:00Z', cursor: 'c3ViXzJfaW52' });
+
+    expect(res.data).toEqual([invoice]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses an invoice status outside draft, issued, paid, synced, void and a date that is not a date-time', async () => {
+    const scope = nock(API);
+
+    const err = await orb()
+      .execute('invoices', 'list', { status: 'open', invoice_date_gt: '2026-10-01' })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'status', rule: 'enum' }),
+        expect.objectContaining({ field: 'invoice_date_gt', rule: 'format' }),
+      ]),
+    );
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses customer_id with external_customer_id, and a param given under its name and its alias', async () => {
+    const scope = nock(API);
+
+    const both = await orb()
+      .execute('invoices', 'list', { customer_id: customer.id, external_customer_id: 'acme-7421' })
+      .catch((e: unknown) => e);
+    expect(both).toBeInstanceOf(ValidationError);
+    expect((both as ValidationError).issues).toEqual([expect.objectContaining({ rule: 'at_most_one_of', limit: ['customer_id', 'external_customer_id'] })]);
+
+    const twice = await orb()
+      .execute('invoices', 'list', { invoice_date_gt: '2026-10-01T00:00:00Z', 'invoice_date[gt]': '2026-10-02T00:00:00Z' })
+      .catch((e: unknown) => e);
+    expect(twice).toBeInstanceOf(ValidationError);
+    expect((twice as ValidationError).issues).toEqual([expect.objectContaining({ rule: 'alias_conflict' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
 describe('orb get', () => {
   it.each(GETS)('%s get -> GET /v1%s/{%s}', async (entity, path, param) => {
     const record: Rec = R[entity];
@@ -396,7 +491,7 @@ describe('orb validation', () => {
     expect((missing as ValidationError).issues).toEqual([expect.objectContaining({ field: 'plan_id', rule: 'required' })]);
 
     const unknown = await orb()
-      .execute('invoices', 'list', { customer_id: customer.id })
+      .execute('plans', 'list', { customer_id: customer.id })
       .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(ValidationError);
     expect(scope.isDone()).toBe(true);

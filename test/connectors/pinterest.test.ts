@@ -309,6 +309,47 @@ describe('pinterest list (bookmark pagination, last page)', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it.each([
+    ['ad_groups', 'ad_groups'],
+    ['ads', 'ads'],
+  ] as const)('%s list sends entity_statuses as repeated keys and order', async (entity, segment) => {
+    const scope = api()
+      .get(`/v5/ad_accounts/${AD_ACCOUNT}/${segment}`)
+      .query({ entity_statuses: ['PAUSED', 'ARCHIVED', 'DRAFT'], order: 'ASCENDING', page_size: '100' })
+      .reply(200, { items: [R[entity]], bookmark: null });
+
+    const res = await pinterest().execute(entity, 'list', {
+      ad_account_id: AD_ACCOUNT,
+      entity_statuses: ['PAUSED', 'ARCHIVED', 'DRAFT'],
+      order: 'ASCENDING',
+      page_size: 100,
+    });
+
+    expect(res.data).toEqual([R[entity]]);
+    expect(res.pagination).toEqual({ cursor: null });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('keywords list sends ad_group_id and keeps it on the next page', async () => {
+    const adGroupId = '2680060704746';
+    const first = api()
+      .get(`/v5/ad_accounts/${AD_ACCOUNT}/keywords`)
+      .query({ ad_group_id: adGroupId, page_size: '1' })
+      .reply(200, { items: [{ ...R.keywords, parent_id: adGroupId, parent_type: 'ad_group' }], bookmark: 'a2V5d29yZHMy' });
+    const second = api()
+      .get(`/v5/ad_accounts/${AD_ACCOUNT}/keywords`)
+      .query({ ad_group_id: adGroupId, page_size: '1', bookmark: 'a2V5d29yZHMy' })
+      .reply(200, { items: [], bookmark: null });
+
+    const params = { ad_account_id: AD_ACCOUNT, ad_group_id: adGroupId, page_size: 1 };
+    const page1 = await pinterest().execute('keywords', 'list', params);
+    expect(page1.data).toEqual([{ ...R.keywords, parent_id: adGroupId, parent_type: 'ad_group' }]);
+    expect(page1.next_params).toEqual({ bookmark: 'a2V5d29yZHMy' });
+    const page2 = await pinterest().execute('keywords', 'list', { ...params, ...page1.next_params });
+    expect(page2.data).toEqual([]);
+    expect([first.isDone(), second.isDone()]).toEqual([true, true]);
+  });
+
   it('an empty page gives [] and a null cursor', async () => {
     const scope = api().get('/v5/boards').query({}).reply(200, { items: [], bookmark: null });
 
@@ -511,6 +552,35 @@ describe('pinterest validation', () => {
     const issues = (err as ValidationError).issues.map((i) => [i.field, i.rule]);
     expect(issues).toContainEqual(['ad_account_id', 'required']);
     expect(issues.some(([field, rule]) => String(field).startsWith('entity_statuses') && rule === 'enum')).toBe(true);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('rejects ad_groups and ads lists with an unknown status or order, and a non-numeric keywords ad_group_id', async () => {
+    const scope = nock(API);
+    for (const entity of ['ad_groups', 'ads'] as const) {
+      const err = await pinterest()
+        .execute(entity, 'list', { ad_account_id: AD_ACCOUNT, entity_statuses: ['ENABLED'], order: 'NEWEST' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      const issues = (err as ValidationError).issues.map((i) => [i.field, i.rule]);
+      expect(issues.some(([field, rule]) => String(field).startsWith('entity_statuses') && rule === 'enum')).toBe(true);
+      expect(issues).toContainEqual(['order', 'enum']);
+    }
+    const err = await pinterest()
+      .execute('keywords', 'list', { ad_account_id: AD_ACCOUNT, ad_group_id: 'ag-2680060704746' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'ad_group_id', rule: 'pattern' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('conversion_tags list does not page: page_size and bookmark are refused unsent', async () => {
+    const scope = nock(API);
+    const err = await pinterest()
+      .execute('conversion_tags', 'list', { ad_account_id: AD_ACCOUNT, page_size: 25, bookmark: 'Y29udg' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => i.field)).toEqual(expect.arrayContaining(['page_size', 'bookmark']));
     expect(scope.isDone()).toBe(true);
   });
 

@@ -1248,7 +1248,7 @@ export const definition: ConnectorDefinition = {
         },
         "get": {
           "name": "get",
-          "description": "Retrieve one task (GET /v2/task/{task_id}).",
+          "description": "Retrieve one task (GET /v2/task/{task_id}), optionally with its subtasks; with custom_task_ids true, task_id is the task's custom id and team_id (the Workspace ID) must be given too.",
           "method": "GET",
           "path": "/v2/task/{task_id}",
           "params": {
@@ -1259,9 +1259,40 @@ export const definition: ConnectorDefinition = {
                 "minLength": 1
               },
               "required": true,
-              "description": "Task ID (e.g. 9hz).",
+              "description": "Task ID (e.g. 9hz), or its custom task id (e.g. DEV-42) with custom_task_ids true.",
               "sendDefault": false,
               "wire": "task_id"
+            },
+            "custom_task_ids": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "true when task_id is a custom task id; then team_id is required.",
+              "sendDefault": false,
+              "wire": "custom_task_ids"
+            },
+            "team_id": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^[0-9]+$"
+              },
+              "required": false,
+              "description": "Workspace ID (from teams.list); required by ClickUp when custom_task_ids is true.",
+              "sendDefault": false,
+              "wire": "team_id"
+            },
+            "include_subtasks": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Include the task's subtasks in its subtasks field (ClickUp's default is false).",
+              "sendDefault": false,
+              "wire": "include_subtasks"
             }
           },
           "guards": [],

@@ -191,10 +191,16 @@ export interface ClickupTasksListPagination {
   last_page: PaginationValue;
 }
 
-/** Retrieve one task (GET /v2/task/{task_id}). */
+/** Retrieve one task (GET /v2/task/{task_id}), optionally with its subtasks; with custom_task_ids true, task_id is the task's custom id and team_id (the Workspace ID) must be given too. */
 export interface ClickupTasksGetParams {
-  /** Task ID (e.g. 9hz). */
+  /** Task ID (e.g. 9hz), or its custom task id (e.g. DEV-42) with custom_task_ids true. */
   task_id: string;
+  /** true when task_id is a custom task id; then team_id is required. */
+  custom_task_ids?: boolean;
+  /** Workspace ID (from teams.list); required by ClickUp when custom_task_ids is true. */
+  team_id?: string;
+  /** Include the task's subtasks in its subtasks field (ClickUp's default is false). */
+  include_subtasks?: boolean;
 }
 
 /** Filter the tasks of a whole Workspace (GET /v2/team/{team_id}/task, "Get Filtered Team Tasks"), 100 per page. Closed tasks are excluded unless include_closed is true. */

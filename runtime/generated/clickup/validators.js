@@ -773,7 +773,23 @@ export const tasks__get = validate19;
 const schema20 = {
     "$id": "tasks__get",
     "type": "object",
-    "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID (e.g. 9hz)." } },
+    "properties": {
+        "task_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Task ID (e.g. 9hz), or its custom task id (e.g. DEV-42) with custom_task_ids true."
+        },
+        "custom_task_ids": { "type": "boolean", "description": "true when task_id is a custom task id; then team_id is required." },
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (from teams.list); required by ClickUp when custom_task_ids is true."
+        },
+        "include_subtasks": {
+            "type": "boolean",
+            "description": "Include the task's subtasks in its subtasks field (ClickUp's default is false)."
+        }
+    },
     "required": ["task_id"],
     "additionalProperties": false
 };
@@ -796,7 +812,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(key0 === "task_id")) {
+        if (!((((key0 === "task_id") || (key0 === "custom_task_ids")) || (key0 === "team_id")) || (key0 === "include_subtasks"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -850,14 +866,87 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.custom_task_ids !== undefined) {
+        if (typeof data.custom_task_ids !== "boolean") {
+            const err4 = {
+                instancePath: instancePath + "/custom_task_ids",
+                schemaPath: "#/properties/custom_task_ids/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.team_id !== undefined) {
+        let data2 = data.team_id;
+        if (typeof data2 === "string") {
+            if (!pattern0.test(data2)) {
+                const err5 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.include_subtasks !== undefined) {
+        if (typeof data.include_subtasks !== "boolean") {
+            const err7 = {
+                instancePath: instancePath + "/include_subtasks",
+                schemaPath: "#/properties/include_subtasks/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err4);
+        vErrors.push(err8);
     }
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
@@ -3061,7 +3150,7 @@ const schema32 = {
     "required": ["team_id"],
     "additionalProperties": false
 };
-const pattern13 = new RegExp("^[0-9]+(,[0-9]+)*$", "u");
+const pattern14 = new RegExp("^[0-9]+(,[0-9]+)*$", "u");
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_tracking__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
         const err0 = {
@@ -3175,7 +3264,7 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.assignee !== undefined) {
         let data3 = data.assignee;
         if (typeof data3 === "string") {
-            if (!pattern13.test(data3)) {
+            if (!pattern14.test(data3)) {
                 const err6 = {
                     instancePath: instancePath + "/assignee",
                     schemaPath: "#/properties/assignee/pattern",

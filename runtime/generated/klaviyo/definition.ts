@@ -161,7 +161,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
+  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. metrics.list filters only with equals on integration.name or integration.category, e.g. equals(integration.name,\"Shopify\"). Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
   "check": {
     "entity": "lists",
     "action": "list",
@@ -1087,7 +1087,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List metrics (GET /api/metrics); Klaviyo sets the page size (up to 200), so only page[cursor] is taken.",
+          "description": "List metrics (GET /api/metrics), optionally only those of one integration (filter); Klaviyo sets the page size (up to 200), so only page[cursor] is taken.",
           "method": "GET",
           "path": "/api/metrics",
           "params": {
@@ -1100,6 +1100,17 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*|and\\(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*\\))$"
+              },
+              "required": false,
+              "description": "A Klaviyo filter on the metric's integration, only with equals on integration.name or integration.category, e.g. equals(integration.name,\"Shopify\") or equals(integration.category,'eCommerce'); several clauses joined by commas or and(...) must all hold.",
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "guards": [],

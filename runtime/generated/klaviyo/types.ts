@@ -140,10 +140,12 @@ export interface KlaviyoMetricsRecord {
   links: Record<string, unknown> | null;
 }
 
-/** List metrics (GET /api/metrics); Klaviyo sets the page size (up to 200), so only page[cursor] is taken. */
+/** List metrics (GET /api/metrics), optionally only those of one integration (filter); Klaviyo sets the page size (up to 200), so only page[cursor] is taken. */
 export interface KlaviyoMetricsListParams {
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter on the metric's integration, only with equals on integration.name or integration.category, e.g. equals(integration.name,"Shopify") or equals(integration.category,'eCommerce'); several clauses joined by commas or and(...) must all hold. */
+  filter?: string;
 }
 
 export interface KlaviyoMetricsListPagination {

@@ -911,13 +911,19 @@ const schema18 = {
         "page[cursor]": {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "filter": {
+            "type": "string",
+            "pattern": "^(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*|and\\(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*\\))$",
+            "description": "A Klaviyo filter on the metric's integration, only with equals on integration.name or integration.category, e.g. equals(integration.name,\"Shopify\") or equals(integration.category,'eCommerce'); several clauses joined by commas or and(...) must all hold."
         }
     },
     "additionalProperties": false
 };
+const pattern0 = new RegExp("^(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*|and\\(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*\\))$", "u");
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="metrics__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(key0 === "page[cursor]")) {
+        if (!((key0 === "page[cursor]") || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -952,14 +958,53 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data1 = data.filter;
+        if (typeof data1 === "string") {
+            if (!pattern0.test(data1)) {
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/pattern",
+                    keyword: "pattern",
+                    params: {
+                        pattern: "^(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*|and\\(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*\\))$"
+                    },
+                    message: "must match pattern \"" + "^(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*|and\\(equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\)(,equals\\(integration\\.(name|category),('[^']*'|\"[^\"]*\")\\))*\\))$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err2 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err2];
+        vErrors = [err4];
     }
     else {
-        vErrors.push(err2);
+        vErrors.push(err4);
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }

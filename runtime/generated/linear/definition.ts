@@ -2415,7 +2415,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List comments.",
+          "description": "List comments, or with issueId only the comments of one issue.",
           "method": "POST",
           "path": "/graphql",
           "params": {
@@ -2450,8 +2450,23 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "filter"
+            },
+            "issueId": {
+              "in": "variables",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only the comments of this issue (its UUID), sent as filter {\"issue\": {\"id\": {\"eq\": issueId}}}. Not with filter."
+              },
+              "required": false,
+              "wire": "filter.issue.id.eq",
+              "sendDefault": false
             }
           },
+          "atMostOneOf": [
+            "filter",
+            "issueId"
+          ],
           "result": "many",
           "guards": [],
           "idempotent": true,

@@ -374,7 +374,7 @@ export interface LinearCommentsRecord {
   resolvingUser: Record<string, unknown> | null;
 }
 
-/** List comments. */
+/** List comments, or with issueId only the comments of one issue. */
 export interface LinearCommentsListParams {
   /** Page size, 1 to 250 (Linear default 50). */
   first?: number;
@@ -382,6 +382,8 @@ export interface LinearCommentsListParams {
   after?: string;
   /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
   filter?: Record<string, unknown>;
+  /** Only the comments of this issue (its UUID), sent as filter {"issue": {"id": {"eq": issueId}}}. Not with filter. */
+  issueId?: string;
 }
 
 export interface LinearCommentsListPagination {

@@ -2339,13 +2339,19 @@ const schema25 = {
         "filter": {
             "type": "object",
             "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        },
+        "issueId": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only the comments of this issue (its UUID), sent as filter {\"issue\": {\"id\": {\"eq\": issueId}}}. Not with filter."
         }
     },
     "additionalProperties": false
 };
+const func4 = require("ajv/dist/runtime/ucs2length").default;
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
+        if (!((((key0 === "first") || (key0 === "after")) || (key0 === "filter")) || (key0 === "issueId"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2452,14 +2458,51 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.issueId !== undefined) {
+        let data3 = data.issueId;
+        if (typeof data3 === "string") {
+            if (func4(data3) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/issueId",
+                    schemaPath: "#/properties/issueId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/issueId",
+                schemaPath: "#/properties/issueId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err6];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err6);
+        vErrors.push(err8);
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }

@@ -1042,6 +1042,35 @@ export const definition: ConnectorDefinition = {
           "method": "POST",
           "path": "/v1/search",
           "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "required": [
+                  "property",
+                  "value"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "property": {
+                    "type": "string",
+                    "enum": [
+                      "object"
+                    ]
+                  },
+                  "value": {
+                    "type": "string",
+                    "enum": [
+                      "data_source"
+                    ]
+                  }
+                }
+              },
+              "required": false,
+              "description": "Object filter; only {\"property\": \"object\", \"value\": \"data_source\"} is possible here (it is always sent).",
+              "sendDefault": false,
+              "wire": "filter"
+            },
             "sort": {
               "in": "body",
               "schema": {
@@ -1144,7 +1173,7 @@ export const definition: ConnectorDefinition = {
         },
         "update": {
           "name": "update",
-          "description": "Update a data source (PATCH /v1/data_sources/{data_source_id}): title, description, property schema (a property set to null is removed, {\"name\": \"New\"} renames it) or in_trash.",
+          "description": "Update a data source (PATCH /v1/data_sources/{data_source_id}): title, description, property schema (a property set to null is removed, {\"name\": \"New\"} renames it), icon (null removes it) or in_trash (archived is accepted for it).",
           "method": "PATCH",
           "path": "/v1/data_sources/{data_source_id}",
           "params": {
@@ -1195,13 +1224,30 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false,
               "wire": "properties"
             },
+            "icon": {
+              "in": "body",
+              "schema": {
+                "type": [
+                  "object",
+                  "null"
+                ],
+                "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
+              },
+              "required": false,
+              "description": "Data source icon, e.g. {\"type\": \"emoji\", \"emoji\": \"📚\"}; null removes it.",
+              "sendDefault": false,
+              "wire": "icon"
+            },
             "in_trash": {
               "in": "body",
               "schema": {
                 "type": "boolean",
-                "description": "true moves the data source to the trash; false restores it."
+                "description": "true moves the data source to the trash; false restores it. archived (deprecated by Notion) is the same value."
               },
               "required": false,
+              "aliases": [
+                "archived"
+              ],
               "sendDefault": false,
               "wire": "in_trash"
             }
@@ -1210,6 +1256,7 @@ export const definition: ConnectorDefinition = {
             "title",
             "description",
             "properties",
+            "icon",
             "in_trash"
           ],
           "guards": [],

@@ -133,6 +133,8 @@ export interface NotionDataSourcesRecord {
 
 /** List the data sources shared with the integration, most recently edited first: POST /v1/search with the filter {"property": "object", "value": "data_source"} always applied. */
 export interface NotionDataSourcesListParams {
+  /** Object filter; only {"property": "object", "value": "data_source"} is possible here (it is always sent). */
+  filter?: { property: "object"; value: "data_source" };
   /** Order, e.g. {"direction": "ascending", "timestamp": "last_edited_time"} (Notion default: most recently edited first). */
   sort?: { direction: "ascending" | "descending"; timestamp: "last_edited_time" };
   /** Cursor: next_cursor of the previous page; omit for the first page. */
@@ -152,7 +154,7 @@ export interface NotionDataSourcesGetParams {
   data_source_id: string;
 }
 
-/** Update a data source (PATCH /v1/data_sources/{data_source_id}): title, description, property schema (a property set to null is removed, {"name": "New"} renames it) or in_trash. */
+/** Update a data source (PATCH /v1/data_sources/{data_source_id}): title, description, property schema (a property set to null is removed, {"name": "New"} renames it), icon (null removes it) or in_trash (archived is accepted for it). */
 export interface NotionDataSourcesUpdateParams {
   data_source_id: string;
   /** Rich text objects, e.g. [{"type": "text", "text": {"content": "Hello"}}]. */
@@ -161,7 +163,9 @@ export interface NotionDataSourcesUpdateParams {
   description?: Array<Record<string, unknown>>;
   /** Property schema changes keyed by property name or ID, e.g. {"Status": {"select": {"options": [{"name": "Done"}]}}, "Old": null}. */
   properties?: Record<string, unknown>;
-  /** true moves the data source to the trash; false restores it. */
+  /** Data source icon, e.g. {"type": "emoji", "emoji": "📚"}; null removes it. */
+  icon?: Record<string, unknown> | null;
+  /** true moves the data source to the trash; false restores it. archived (deprecated by Notion) is the same value. */
   in_trash?: boolean;
 }
 

@@ -1676,6 +1676,13 @@ const schema17 = {
     "$id": "data_sources__list",
     "type": "object",
     "properties": {
+        "filter": {
+            "type": "object",
+            "required": ["property", "value"],
+            "additionalProperties": false,
+            "properties": { "property": { "type": "string", "enum": ["object"] }, "value": { "type": "string", "enum": ["data_source"] } },
+            "description": "Object filter; only {\"property\": \"object\", \"value\": \"data_source\"} is possible here (it is always sent)."
+        },
         "sort": {
             "type": "object",
             "required": ["direction", "timestamp"],
@@ -1698,7 +1705,7 @@ const schema17 = {
 };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="data_sources__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "sort") || (key0 === "start_cursor")) || (key0 === "page_size"))) {
+        if (!((((key0 === "filter") || (key0 === "sort")) || (key0 === "start_cursor")) || (key0 === "page_size"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1715,16 +1722,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.sort !== undefined) {
-        let data0 = data.sort;
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-            if (data0.direction === undefined) {
+            if (data0.property === undefined) {
                 const err1 = {
-                    instancePath: instancePath + "/sort",
-                    schemaPath: "#/properties/sort/required",
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
                     keyword: "required",
-                    params: { missingProperty: "direction" },
-                    message: "must have required property '" + "direction" + "'"
+                    params: { missingProperty: "property" },
+                    message: "must have required property '" + "property" + "'"
                 };
                 if (vErrors === null) {
                     vErrors = [err1];
@@ -1734,13 +1741,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (data0.timestamp === undefined) {
+            if (data0.value === undefined) {
                 const err2 = {
-                    instancePath: instancePath + "/sort",
-                    schemaPath: "#/properties/sort/required",
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
                     keyword: "required",
-                    params: { missingProperty: "timestamp" },
-                    message: "must have required property '" + "timestamp" + "'"
+                    params: { missingProperty: "value" },
+                    message: "must have required property '" + "value" + "'"
                 };
                 if (vErrors === null) {
                     vErrors = [err2];
@@ -1751,10 +1758,10 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             for (const key1 in data0) {
-                if (!((key1 === "direction") || (key1 === "timestamp"))) {
+                if (!((key1 === "property") || (key1 === "value"))) {
                     const err3 = {
-                        instancePath: instancePath + "/sort",
-                        schemaPath: "#/properties/sort/additionalProperties",
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
                         keyword: "additionalProperties",
                         params: { additionalProperty: key1 },
                         message: "must NOT have additional properties"
@@ -1768,12 +1775,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data0.direction !== undefined) {
-                let data1 = data0.direction;
+            if (data0.property !== undefined) {
+                let data1 = data0.property;
                 if (typeof data1 !== "string") {
                     const err4 = {
-                        instancePath: instancePath + "/sort/direction",
-                        schemaPath: "#/properties/sort/properties/direction/type",
+                        instancePath: instancePath + "/filter/property",
+                        schemaPath: "#/properties/filter/properties/property/type",
                         keyword: "type",
                         params: { type: "string" },
                         message: "must be string"
@@ -1786,12 +1793,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
-                if (!((data1 === "ascending") || (data1 === "descending"))) {
+                if (!(data1 === "object")) {
                     const err5 = {
-                        instancePath: instancePath + "/sort/direction",
-                        schemaPath: "#/properties/sort/properties/direction/enum",
+                        instancePath: instancePath + "/filter/property",
+                        schemaPath: "#/properties/filter/properties/property/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema17.properties.sort.properties.direction.enum },
+                        params: { allowedValues: schema17.properties.filter.properties.property.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -1803,12 +1810,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
             }
-            if (data0.timestamp !== undefined) {
-                let data2 = data0.timestamp;
+            if (data0.value !== undefined) {
+                let data2 = data0.value;
                 if (typeof data2 !== "string") {
                     const err6 = {
-                        instancePath: instancePath + "/sort/timestamp",
-                        schemaPath: "#/properties/sort/properties/timestamp/type",
+                        instancePath: instancePath + "/filter/value",
+                        schemaPath: "#/properties/filter/properties/value/type",
                         keyword: "type",
                         params: { type: "string" },
                         message: "must be string"
@@ -1821,12 +1828,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
-                if (!(data2 === "last_edited_time")) {
+                if (!(data2 === "data_source")) {
                     const err7 = {
-                        instancePath: instancePath + "/sort/timestamp",
-                        schemaPath: "#/properties/sort/properties/timestamp/enum",
+                        instancePath: instancePath + "/filter/value",
+                        schemaPath: "#/properties/filter/properties/value/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema17.properties.sort.properties.timestamp.enum },
+                        params: { allowedValues: schema17.properties.filter.properties.value.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -1841,8 +1848,8 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         else {
             const err8 = {
-                instancePath: instancePath + "/sort",
-                schemaPath: "#/properties/sort/type",
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
                 keyword: "type",
                 params: { type: "object" },
                 message: "must be object"
@@ -1856,9 +1863,150 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.sort !== undefined) {
+        let data3 = data.sort;
+        if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+            if (data3.direction === undefined) {
+                const err9 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "direction" },
+                    message: "must have required property '" + "direction" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (data3.timestamp === undefined) {
+                const err10 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "timestamp" },
+                    message: "must have required property '" + "timestamp" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+            for (const key2 in data3) {
+                if (!((key2 === "direction") || (key2 === "timestamp"))) {
+                    const err11 = {
+                        instancePath: instancePath + "/sort",
+                        schemaPath: "#/properties/sort/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key2 },
+                        message: "must NOT have additional properties"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err11];
+                    }
+                    else {
+                        vErrors.push(err11);
+                    }
+                    errors++;
+                }
+            }
+            if (data3.direction !== undefined) {
+                let data4 = data3.direction;
+                if (typeof data4 !== "string") {
+                    const err12 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err12];
+                    }
+                    else {
+                        vErrors.push(err12);
+                    }
+                    errors++;
+                }
+                if (!((data4 === "ascending") || (data4 === "descending"))) {
+                    const err13 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.sort.properties.direction.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err13];
+                    }
+                    else {
+                        vErrors.push(err13);
+                    }
+                    errors++;
+                }
+            }
+            if (data3.timestamp !== undefined) {
+                let data5 = data3.timestamp;
+                if (typeof data5 !== "string") {
+                    const err14 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err14];
+                    }
+                    else {
+                        vErrors.push(err14);
+                    }
+                    errors++;
+                }
+                if (!(data5 === "last_edited_time")) {
+                    const err15 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.sort.properties.timestamp.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err9 = {
+            const err17 = {
                 instancePath: instancePath + "/start_cursor",
                 schemaPath: "#/properties/start_cursor/type",
                 keyword: "type",
@@ -1866,18 +2014,18 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err9];
+                vErrors = [err17];
             }
             else {
-                vErrors.push(err9);
+                vErrors.push(err17);
             }
             errors++;
         }
     }
     if (data.page_size !== undefined) {
-        let data4 = data.page_size;
-        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err10 = {
+        let data7 = data.page_size;
+        if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
+            const err18 = {
                 instancePath: instancePath + "/page_size",
                 schemaPath: "#/properties/page_size/type",
                 keyword: "type",
@@ -1885,16 +2033,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err10];
+                vErrors = [err18];
             }
             else {
-                vErrors.push(err10);
+                vErrors.push(err18);
             }
             errors++;
         }
-        if (typeof data4 == "number") {
-            if (data4 > 100 || isNaN(data4)) {
-                const err11 = {
+        if (typeof data7 == "number") {
+            if (data7 > 100 || isNaN(data7)) {
+                const err19 = {
                     instancePath: instancePath + "/page_size",
                     schemaPath: "#/properties/page_size/maximum",
                     keyword: "maximum",
@@ -1902,15 +2050,15 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be <= 100"
                 };
                 if (vErrors === null) {
-                    vErrors = [err11];
+                    vErrors = [err19];
                 }
                 else {
-                    vErrors.push(err11);
+                    vErrors.push(err19);
                 }
                 errors++;
             }
-            if (data4 < 1 || isNaN(data4)) {
-                const err12 = {
+            if (data7 < 1 || isNaN(data7)) {
+                const err20 = {
                     instancePath: instancePath + "/page_size",
                     schemaPath: "#/properties/page_size/minimum",
                     keyword: "minimum",
@@ -1918,10 +2066,10 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 1"
                 };
                 if (vErrors === null) {
-                    vErrors = [err12];
+                    vErrors = [err20];
                 }
                 else {
-                    vErrors.push(err12);
+                    vErrors.push(err20);
                 }
                 errors++;
             }
@@ -1929,12 +2077,12 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err13];
+        vErrors = [err21];
     }
     else {
-        vErrors.push(err13);
+        vErrors.push(err21);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
@@ -2050,7 +2198,14 @@ const schema19 = {
             "type": "object",
             "description": "Property schema changes keyed by property name or ID, e.g. {\"Status\": {\"select\": {\"options\": [{\"name\": \"Done\"}]}}, \"Old\": null}."
         },
-        "in_trash": { "type": "boolean", "description": "true moves the data source to the trash; false restores it." }
+        "icon": {
+            "type": ["object", "null"],
+            "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
+        },
+        "in_trash": {
+            "type": "boolean",
+            "description": "true moves the data source to the trash; false restores it. archived (deprecated by Notion) is the same value."
+        }
     },
     "required": ["data_source_id"],
     "additionalProperties": false
@@ -2073,7 +2228,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((((key0 === "data_source_id") || (key0 === "title")) || (key0 === "description")) || (key0 === "properties")) || (key0 === "in_trash"))) {
+        if (!((((((key0 === "data_source_id") || (key0 === "title")) || (key0 === "description")) || (key0 === "properties")) || (key0 === "icon")) || (key0 === "in_trash"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2244,14 +2399,15 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.in_trash !== undefined) {
-        if (typeof data.in_trash !== "boolean") {
+    if (data.icon !== undefined) {
+        let data6 = data.icon;
+        if ((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)) {
             const err10 = {
-                instancePath: instancePath + "/in_trash",
-                schemaPath: "#/properties/in_trash/type",
+                instancePath: instancePath + "/icon",
+                schemaPath: "#/properties/icon/type",
                 keyword: "type",
-                params: { type: "boolean" },
-                message: "must be boolean"
+                params: { type: schema19.properties.icon.type },
+                message: "must be object,null"
             };
             if (vErrors === null) {
                 vErrors = [err10];
@@ -2262,14 +2418,32 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.in_trash !== undefined) {
+        if (typeof data.in_trash !== "boolean") {
+            const err11 = {
+                instancePath: instancePath + "/in_trash",
+                schemaPath: "#/properties/in_trash/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err11];
+        vErrors = [err12];
     }
     else {
-        vErrors.push(err11);
+        vErrors.push(err12);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }

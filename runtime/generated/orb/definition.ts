@@ -74,7 +74,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
+  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming); filter invoices by customer_id or external_customer_id, subscription_id, status (draft, issued, paid, synced, void) and an invoice_date range (invoice_date_gt, _gte, _lt, _lte: ISO 8601 date-times).",
   "check": {
     "entity": "customers",
     "action": "list",
@@ -1192,7 +1192,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List invoices, most recently created first (GET /invoices).",
+          "description": "List invoices, most recent invoice date first (GET /invoices), optionally of one customer or subscription, of one status, and within an invoice date range. Without status Orb returns only issued, paid and synced invoices.",
           "method": "GET",
           "path": "/invoices",
           "params": {
@@ -1218,8 +1218,118 @@ export const definition: ConnectorDefinition = {
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "customer_id": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Only the invoices of this Orb customer id (not with external_customer_id).",
+              "sendDefault": false,
+              "wire": "customer_id"
+            },
+            "external_customer_id": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Only the invoices of the customer with this external_customer_id (not with customer_id).",
+              "sendDefault": false,
+              "wire": "external_customer_id"
+            },
+            "subscription_id": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Only the invoices of this Orb subscription id.",
+              "sendDefault": false,
+              "wire": "subscription_id"
+            },
+            "status": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "draft",
+                  "issued",
+                  "paid",
+                  "synced",
+                  "void"
+                ]
+              },
+              "required": false,
+              "description": "Only invoices in this status (Orb's default without it is issued, paid and synced).",
+              "sendDefault": false,
+              "wire": "status"
+            },
+            "invoice_date_gt": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Only invoices whose invoice_date is after this ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z).",
+              "wire": "invoice_date[gt]",
+              "aliases": [
+                "invoice_date[gt]"
+              ],
+              "sendDefault": false
+            },
+            "invoice_date_gte": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Only invoices whose invoice_date is at or after this ISO 8601 date-time.",
+              "wire": "invoice_date[gte]",
+              "aliases": [
+                "invoice_date[gte]"
+              ],
+              "sendDefault": false
+            },
+            "invoice_date_lt": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Only invoices whose invoice_date is before this ISO 8601 date-time.",
+              "wire": "invoice_date[lt]",
+              "aliases": [
+                "invoice_date[lt]"
+              ],
+              "sendDefault": false
+            },
+            "invoice_date_lte": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Only invoices whose invoice_date is at or before this ISO 8601 date-time.",
+              "wire": "invoice_date[lte]",
+              "aliases": [
+                "invoice_date[lte]"
+              ],
+              "sendDefault": false
             }
           },
+          "atMostOneOf": [
+            "customer_id",
+            "external_customer_id"
+          ],
           "guards": [],
           "recordsPath": "data",
           "result": "many",

@@ -196,12 +196,28 @@ export interface OrbInvoicesRecord {
   metadata: Record<string, unknown> | null;
 }
 
-/** List invoices, most recently created first (GET /invoices). */
+/** List invoices, most recent invoice date first (GET /invoices), optionally of one customer or subscription, of one status, and within an invoice date range. Without status Orb returns only issued, paid and synced invoices. */
 export interface OrbInvoicesListParams {
   /** Number of items per page, 1 to 100 (Orb's default is 20). */
   limit?: number;
   /** Cursor of the next page (next_cursor of the previous response; normally taken from next_params). */
   cursor?: string;
+  /** Only the invoices of this Orb customer id (not with external_customer_id). */
+  customer_id?: string;
+  /** Only the invoices of the customer with this external_customer_id (not with customer_id). */
+  external_customer_id?: string;
+  /** Only the invoices of this Orb subscription id. */
+  subscription_id?: string;
+  /** Only invoices in this status (Orb's default without it is issued, paid and synced). */
+  status?: "draft" | "issued" | "paid" | "synced" | "void";
+  /** Only invoices whose invoice_date is after this ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z). */
+  invoice_date_gt?: string;
+  /** Only invoices whose invoice_date is at or after this ISO 8601 date-time. */
+  invoice_date_gte?: string;
+  /** Only invoices whose invoice_date is before this ISO 8601 date-time. */
+  invoice_date_lt?: string;
+  /** Only invoices whose invoice_date is at or before this ISO 8601 date-time. */
+  invoice_date_lte?: string;
 }
 
 export interface OrbInvoicesListPagination {

@@ -772,13 +772,51 @@ const schema17 = {
         "cursor": {
             "type": "string",
             "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)."
+        },
+        "customer_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only the invoices of this Orb customer id (not with external_customer_id)."
+        },
+        "external_customer_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only the invoices of the customer with this external_customer_id (not with customer_id)."
+        },
+        "subscription_id": { "type": "string", "minLength": 1, "description": "Only the invoices of this Orb subscription id." },
+        "status": {
+            "type": "string",
+            "enum": ["draft", "issued", "paid", "synced", "void"],
+            "description": "Only invoices in this status (Orb's default without it is issued, paid and synced)."
+        },
+        "invoice_date_gt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only invoices whose invoice_date is after this ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z)."
+        },
+        "invoice_date_gte": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only invoices whose invoice_date is at or after this ISO 8601 date-time."
+        },
+        "invoice_date_lt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only invoices whose invoice_date is before this ISO 8601 date-time."
+        },
+        "invoice_date_lte": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Only invoices whose invoice_date is at or before this ISO 8601 date-time."
         }
     },
     "additionalProperties": false
 };
+const func7 = Object.prototype.hasOwnProperty;
+const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "limit") || (key0 === "cursor"))) {
+        if (!(func7.call(schema17.properties, key0))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -866,14 +904,308 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.customer_id !== undefined) {
+        let data2 = data.customer_id;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/customer_id",
+                    schemaPath: "#/properties/customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/customer_id",
+                schemaPath: "#/properties/customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.external_customer_id !== undefined) {
+        let data3 = data.external_customer_id;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/external_customer_id",
+                    schemaPath: "#/properties/external_customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/external_customer_id",
+                schemaPath: "#/properties/external_customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.subscription_id !== undefined) {
+        let data4 = data.subscription_id;
+        if (typeof data4 === "string") {
+            if (func2(data4) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/subscription_id",
+                    schemaPath: "#/properties/subscription_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/subscription_id",
+                schemaPath: "#/properties/subscription_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.status !== undefined) {
+        let data5 = data.status;
+        if (typeof data5 !== "string") {
+            const err11 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+        if (!(((((data5 === "draft") || (data5 === "issued")) || (data5 === "paid")) || (data5 === "synced")) || (data5 === "void"))) {
+            const err12 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.invoice_date_gt !== undefined) {
+        let data6 = data.invoice_date_gt;
+        if (typeof data6 === "string") {
+            if (!(formats0.validate(data6))) {
+                const err13 = {
+                    instancePath: instancePath + "/invoice_date_gt",
+                    schemaPath: "#/properties/invoice_date_gt/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/invoice_date_gt",
+                schemaPath: "#/properties/invoice_date_gt/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.invoice_date_gte !== undefined) {
+        let data7 = data.invoice_date_gte;
+        if (typeof data7 === "string") {
+            if (!(formats0.validate(data7))) {
+                const err15 = {
+                    instancePath: instancePath + "/invoice_date_gte",
+                    schemaPath: "#/properties/invoice_date_gte/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/invoice_date_gte",
+                schemaPath: "#/properties/invoice_date_gte/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.invoice_date_lt !== undefined) {
+        let data8 = data.invoice_date_lt;
+        if (typeof data8 === "string") {
+            if (!(formats0.validate(data8))) {
+                const err17 = {
+                    instancePath: instancePath + "/invoice_date_lt",
+                    schemaPath: "#/properties/invoice_date_lt/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/invoice_date_lt",
+                schemaPath: "#/properties/invoice_date_lt/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.invoice_date_lte !== undefined) {
+        let data9 = data.invoice_date_lte;
+        if (typeof data9 === "string") {
+            if (!(formats0.validate(data9))) {
+                const err19 = {
+                    instancePath: instancePath + "/invoice_date_lte",
+                    schemaPath: "#/properties/invoice_date_lte/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/invoice_date_lte",
+                schemaPath: "#/properties/invoice_date_lte/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err21];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err21);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }

@@ -87,7 +87,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
+  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns, ad groups and ads lists return ACTIVE and PAUSED items unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter), or with ad_group_id those of that ad group.",
   "check": {
     "entity": "ad_accounts",
     "action": "list",
@@ -926,7 +926,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups).",
+          "description": "List the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups), ACTIVE and PAUSED ones unless entity_statuses says otherwise.",
           "method": "GET",
           "path": "/ad_accounts/{ad_account_id}/ad_groups",
           "params": {
@@ -964,6 +964,45 @@ export const definition: ConnectorDefinition = {
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
               "sendDefault": false,
               "wire": "bookmark"
+            },
+            "entity_statuses": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "ACTIVE",
+                    "PAUSED",
+                    "ARCHIVED",
+                    "DRAFT",
+                    "DELETED_DRAFT"
+                  ]
+                },
+                "default": [
+                  "ACTIVE",
+                  "PAUSED"
+                ]
+              },
+              "required": false,
+              "description": "Only ad groups in these statuses (Pinterest's default is ACTIVE and PAUSED).",
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "entity_statuses"
+            },
+            "order": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "ASCENDING",
+                  "DESCENDING"
+                ]
+              },
+              "required": false,
+              "description": "Sort by id; higher ids are more recent.",
+              "sendDefault": false,
+              "wire": "order"
             }
           },
           "guards": [],
@@ -1234,7 +1273,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads).",
+          "description": "List the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads), ACTIVE and PAUSED ones unless entity_statuses says otherwise.",
           "method": "GET",
           "path": "/ad_accounts/{ad_account_id}/ads",
           "params": {
@@ -1272,6 +1311,45 @@ export const definition: ConnectorDefinition = {
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
               "sendDefault": false,
               "wire": "bookmark"
+            },
+            "entity_statuses": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "ACTIVE",
+                    "PAUSED",
+                    "ARCHIVED",
+                    "DRAFT",
+                    "DELETED_DRAFT"
+                  ]
+                },
+                "default": [
+                  "ACTIVE",
+                  "PAUSED"
+                ]
+              },
+              "required": false,
+              "description": "Only ads in these statuses (Pinterest's default is ACTIVE and PAUSED).",
+              "sendDefault": false,
+              "serialize": "repeat",
+              "wire": "entity_statuses"
+            },
+            "order": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "enum": [
+                  "ASCENDING",
+                  "DESCENDING"
+                ]
+              },
+              "required": false,
+              "description": "Sort by id; higher ids are more recent.",
+              "sendDefault": false,
+              "wire": "order"
             }
           },
           "guards": [],
@@ -2491,7 +2569,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).",
+          "description": "List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords): those whose parent is the ad account, or with ad_group_id those of one ad group.",
           "method": "GET",
           "path": "/ad_accounts/{ad_account_id}/keywords",
           "params": {
@@ -2506,6 +2584,18 @@ export const definition: ConnectorDefinition = {
               "description": "Ad account id (from ad_accounts list).",
               "sendDefault": false,
               "wire": "ad_account_id"
+            },
+            "ad_group_id": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "pattern": "^\\d+$",
+                "maxLength": 18
+              },
+              "required": false,
+              "description": "Only the keywords of this ad group (from ad_groups list).",
+              "sendDefault": false,
+              "wire": "ad_group_id"
             },
             "page_size": {
               "in": "query",

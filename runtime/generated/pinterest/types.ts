@@ -152,7 +152,7 @@ export interface PinterestAdGroupsRecord {
   updated_time: number | null;
 }
 
-/** List the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups). */
+/** List the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups), ACTIVE and PAUSED ones unless entity_statuses says otherwise. */
 export interface PinterestAdGroupsListParams {
   /** Ad account id (from ad_accounts list). */
   ad_account_id: string;
@@ -160,6 +160,10 @@ export interface PinterestAdGroupsListParams {
   page_size?: number;
   /** Cursor of the next page (the bookmark of the previous response; normally taken from next_params). */
   bookmark?: string;
+  /** Only ad groups in these statuses (Pinterest's default is ACTIVE and PAUSED). */
+  entity_statuses?: Array<"ACTIVE" | "PAUSED" | "ARCHIVED" | "DRAFT" | "DELETED_DRAFT">;
+  /** Sort by id; higher ids are more recent. */
+  order?: "ASCENDING" | "DESCENDING";
 }
 
 export interface PinterestAdGroupsListPagination {
@@ -204,7 +208,7 @@ export interface PinterestAdsRecord {
   updated_time: number | null;
 }
 
-/** List the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads). */
+/** List the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads), ACTIVE and PAUSED ones unless entity_statuses says otherwise. */
 export interface PinterestAdsListParams {
   /** Ad account id (from ad_accounts list). */
   ad_account_id: string;
@@ -212,6 +216,10 @@ export interface PinterestAdsListParams {
   page_size?: number;
   /** Cursor of the next page (the bookmark of the previous response; normally taken from next_params). */
   bookmark?: string;
+  /** Only ads in these statuses (Pinterest's default is ACTIVE and PAUSED). */
+  entity_statuses?: Array<"ACTIVE" | "PAUSED" | "ARCHIVED" | "DRAFT" | "DELETED_DRAFT">;
+  /** Sort by id; higher ids are more recent. */
+  order?: "ASCENDING" | "DESCENDING";
 }
 
 export interface PinterestAdsListPagination {
@@ -454,10 +462,12 @@ export interface PinterestKeywordsRecord {
   type: string | null;
 }
 
-/** List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords). */
+/** List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords): those whose parent is the ad account, or with ad_group_id those of one ad group. */
 export interface PinterestKeywordsListParams {
   /** Ad account id (from ad_accounts list). */
   ad_account_id: string;
+  /** Only the keywords of this ad group (from ad_groups list). */
+  ad_group_id?: string;
   /** Maximum number of items per page, 1 to 250 (Pinterest's default is 25). */
   page_size?: number;
   /** Cursor of the next page (the bookmark of the previous response; normally taken from next_params). */

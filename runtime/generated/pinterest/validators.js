@@ -831,6 +831,17 @@ const schema16 = {
         "bookmark": {
             "type": "string",
             "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        },
+        "entity_statuses": {
+            "type": "array",
+            "items": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DRAFT", "DELETED_DRAFT"] },
+            "default": ["ACTIVE", "PAUSED"],
+            "description": "Only ad groups in these statuses (Pinterest's default is ACTIVE and PAUSED)."
+        },
+        "order": {
+            "type": "string",
+            "enum": ["ASCENDING", "DESCENDING"],
+            "description": "Sort by id; higher ids are more recent."
         }
     },
     "required": ["ad_account_id"],
@@ -854,7 +865,7 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
+        if (!(((((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark")) || (key0 === "entity_statuses")) || (key0 === "order"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -995,14 +1006,106 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.entity_statuses !== undefined) {
+        let data3 = data.entity_statuses;
+        if (Array.isArray(data3)) {
+            const len0 = data3.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data4 = data3[i0];
+                if (typeof data4 !== "string") {
+                    const err9 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+                if (!(((((data4 === "ACTIVE") || (data4 === "PAUSED")) || (data4 === "ARCHIVED")) || (data4 === "DRAFT")) || (data4 === "DELETED_DRAFT"))) {
+                    const err10 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema16.properties.entity_statuses.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/entity_statuses",
+                schemaPath: "#/properties/entity_statuses/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.order !== undefined) {
+        let data5 = data.order;
+        if (typeof data5 !== "string") {
+            const err12 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+        if (!((data5 === "ASCENDING") || (data5 === "DESCENDING"))) {
+            const err13 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/enum",
+                keyword: "enum",
+                params: { allowedValues: schema16.properties.order.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err14];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err14);
     }
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
@@ -1027,6 +1130,17 @@ const schema17 = {
         "bookmark": {
             "type": "string",
             "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        },
+        "entity_statuses": {
+            "type": "array",
+            "items": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DRAFT", "DELETED_DRAFT"] },
+            "default": ["ACTIVE", "PAUSED"],
+            "description": "Only ads in these statuses (Pinterest's default is ACTIVE and PAUSED)."
+        },
+        "order": {
+            "type": "string",
+            "enum": ["ASCENDING", "DESCENDING"],
+            "description": "Sort by id; higher ids are more recent."
         }
     },
     "required": ["ad_account_id"],
@@ -1050,7 +1164,7 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
+        if (!(((((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark")) || (key0 === "entity_statuses")) || (key0 === "order"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1191,14 +1305,106 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.entity_statuses !== undefined) {
+        let data3 = data.entity_statuses;
+        if (Array.isArray(data3)) {
+            const len0 = data3.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data4 = data3[i0];
+                if (typeof data4 !== "string") {
+                    const err9 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+                if (!(((((data4 === "ACTIVE") || (data4 === "PAUSED")) || (data4 === "ARCHIVED")) || (data4 === "DRAFT")) || (data4 === "DELETED_DRAFT"))) {
+                    const err10 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.entity_statuses.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err10];
+                    }
+                    else {
+                        vErrors.push(err10);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/entity_statuses",
+                schemaPath: "#/properties/entity_statuses/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.order !== undefined) {
+        let data5 = data.order;
+        if (typeof data5 !== "string") {
+            const err12 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+        if (!((data5 === "ASCENDING") || (data5 === "DESCENDING"))) {
+            const err13 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.order.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err14];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err14);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
@@ -2429,6 +2635,12 @@ const schema26 = {
             "maxLength": 18,
             "description": "Ad account id (from ad_accounts list)."
         },
+        "ad_group_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Only the keywords of this ad group (from ad_groups list)."
+        },
         "page_size": {
             "type": "integer",
             "minimum": 1,
@@ -2462,7 +2674,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
+        if (!((((key0 === "ad_account_id") || (key0 === "ad_group_id")) || (key0 === "page_size")) || (key0 === "bookmark"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2532,32 +2744,32 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.page_size !== undefined) {
-        let data1 = data.page_size;
-        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = {
-                instancePath: instancePath + "/page_size",
-                schemaPath: "#/properties/page_size/type",
-                keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
+    if (data.ad_group_id !== undefined) {
+        let data1 = data.ad_group_id;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 18) {
+                const err5 = {
+                    instancePath: instancePath + "/ad_group_id",
+                    schemaPath: "#/properties/ad_group_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
             }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-        if (typeof data1 == "number") {
-            if (data1 > 250 || isNaN(data1)) {
+            if (!pattern0.test(data1)) {
                 const err6 = {
-                    instancePath: instancePath + "/page_size",
-                    schemaPath: "#/properties/page_size/maximum",
-                    keyword: "maximum",
-                    params: { comparison: "<=", limit: 250 },
-                    message: "must be <= 250"
+                    instancePath: instancePath + "/ad_group_id",
+                    schemaPath: "#/properties/ad_group_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
                 };
                 if (vErrors === null) {
                     vErrors = [err6];
@@ -2567,32 +2779,33 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-            if (data1 < 1 || isNaN(data1)) {
-                const err7 = {
-                    instancePath: instancePath + "/page_size",
-                    schemaPath: "#/properties/page_size/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err7];
-                }
-                else {
-                    vErrors.push(err7);
-                }
-                errors++;
-            }
         }
-    }
-    if (data.bookmark !== undefined) {
-        if (typeof data.bookmark !== "string") {
-            const err8 = {
-                instancePath: instancePath + "/bookmark",
-                schemaPath: "#/properties/bookmark/type",
+        else {
+            const err7 = {
+                instancePath: instancePath + "/ad_group_id",
+                schemaPath: "#/properties/ad_group_id/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.page_size !== undefined) {
+        let data2 = data.page_size;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err8 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
             };
             if (vErrors === null) {
                 vErrors = [err8];
@@ -2602,15 +2815,67 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (typeof data2 == "number") {
+            if (data2 > 250 || isNaN(data2)) {
+                const err9 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (data2 < 1 || isNaN(data2)) {
+                const err10 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.bookmark !== undefined) {
+        if (typeof data.bookmark !== "string") {
+            const err11 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err12];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err12);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
