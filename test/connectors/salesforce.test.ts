@@ -899,3 +899,396 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
     expect(token.isDone()).toBe(true);
   });
 });
+
+// Typed create / update / delete of the other CRM objects: POST /sobjects/{sObject} with the field values,
+// PATCH /sobjects/{sObject}/{id} (Salesforce answers 204), DELETE /sobjects/{sObject}/{id} (204).
+// [entity, sObject, create body (every field the action takes), new id, update body]
+const WRITES: Array<[Entity, string, Rec, string, Rec]> = [
+  [
+    'contacts',
+    'Contact',
+    {
+      FirstName: 'Sean',
+      LastName: 'Forbes',
+      Email: 'sean@edge.com',
+      Phone: '(512) 757-6000',
+      MobilePhone: '(512) 757-4561',
+      Title: 'CFO',
+      Department: 'Finance',
+      AccountId: '001D000000IqhSLIAZ',
+      MailingStreet: '312 Constitution Place',
+      MailingCity: 'Austin',
+      MailingState: 'TX',
+      MailingPostalCode: '78767',
+      MailingCountry: 'USA',
+      Description: 'Met at the user conference.',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '003D000000QV9n3IAD',
+    { Title: 'SVP, Finance', MobilePhone: '(512) 757-4562' },
+  ],
+  [
+    'leads',
+    'Lead',
+    {
+      FirstName: 'Phyllis',
+      LastName: 'Cotton',
+      Company: 'Abbott Insurance',
+      Title: 'CFO',
+      Email: 'pcotton@abbottins.net',
+      Phone: '(703) 757-1000',
+      MobilePhone: '(703) 757-1001',
+      Website: 'www.abbottins.net',
+      Status: 'Open - Not Contacted',
+      LeadSource: 'Web',
+      Industry: 'Insurance',
+      Rating: 'Warm',
+      AnnualRevenue: 2750000,
+      NumberOfEmployees: 120,
+      Street: '1621 Gulf Freeway',
+      City: 'Arlington',
+      State: 'VA',
+      PostalCode: '22201',
+      Country: 'USA',
+      Description: 'Asked for a quote.',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '00QD000000FZj0qMAD',
+    { Status: 'Working - Contacted', Rating: 'Hot' },
+  ],
+  [
+    'opportunities',
+    'Opportunity',
+    {
+      Name: 'Edge Emergency Generator',
+      AccountId: '001D000000IqhSLIAZ',
+      StageName: 'Id. Decision Makers',
+      CloseDate: '2024-09-30',
+      Amount: 35000,
+      Probability: 60,
+      Type: 'New Customer',
+      LeadSource: 'Phone Inquiry',
+      NextStep: 'Send the proposal',
+      CampaignId: '701D0000000dmWgIAI',
+      ForecastCategoryName: 'Pipeline',
+      Description: 'Backup generator for the Austin plant.',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '006D000000CsaJpIAJ',
+    { StageName: 'Closed Won', CloseDate: '2024-08-15', Amount: 36500 },
+  ],
+  [
+    'tasks',
+    'Task',
+    {
+      Subject: 'Call',
+      Status: 'Not Started',
+      Priority: 'High',
+      ActivityDate: '2024-04-05',
+      WhoId: '003D000000QV9n2IAD',
+      WhatId: '006D000000CsaJoIAJ',
+      Description: 'Confirm the renewal terms.',
+      Type: 'Call',
+      IsReminderSet: true,
+      ReminderDateTime: '2024-04-05T08:00:00Z',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '00TD000000B2xLkMAJ',
+    { Status: 'Completed', IsReminderSet: false },
+  ],
+  [
+    'events',
+    'Event',
+    {
+      Subject: 'Meeting',
+      StartDateTime: '2024-04-10T14:00:00Z',
+      EndDateTime: '2024-04-10T15:00:00Z',
+      DurationInMinutes: 60,
+      Location: 'Portland office',
+      Description: 'Quarterly business review.',
+      WhoId: '003D000000QV9n2IAD',
+      WhatId: '001D000000IqhSLIAZ',
+      IsAllDayEvent: false,
+      ShowAs: 'Busy',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '00UD0000006jLDfMAM',
+    { Location: 'Video call', EndDateTime: '2024-04-10T15:30:00Z', DurationInMinutes: 90 },
+  ],
+  [
+    'campaigns',
+    'Campaign',
+    {
+      Name: 'Spring Webinar 2024',
+      Type: 'Webinar',
+      Status: 'Planned',
+      StartDate: '2024-05-01',
+      EndDate: '2024-05-31',
+      IsActive: true,
+      Description: 'Generator maintenance webinar series.',
+      ExpectedRevenue: 500000,
+      BudgetedCost: 20000,
+      ActualCost: 0,
+      ExpectedResponse: 12.5,
+      NumberSent: 4000,
+      ParentId: '701D0000000dmWgIAI',
+      OwnerId: '005D0000001AzKrIAK',
+    },
+    '701D0000000dmWhIAI',
+    { Status: 'In Progress', ActualCost: 8500.5 },
+  ],
+  [
+    'cases',
+    'Case',
+    {
+      Subject: 'Generator makes noise',
+      Status: 'New',
+      Priority: 'Medium',
+      Origin: 'Web',
+      Type: 'Mechanical',
+      Reason: 'Performance',
+      Description: 'Loud rattle under load.',
+      AccountId: '001D000000IqhSLIAZ',
+      ContactId: '003D000000QV9n2IAD',
+      SuppliedName: 'Rose Gonzalez',
+      SuppliedEmail: 'rose@edge.com',
+      SuppliedPhone: '(512) 757-6000',
+      SuppliedCompany: 'Edge Communications',
+      OwnerId: '00GD0000000rZnYMAU',
+      ParentId: '500D000000Ba5anIAB',
+    },
+    '500D000000Ba5aoIAB',
+    { Status: 'Escalated', Priority: 'High' },
+  ],
+  [
+    'notes',
+    'Note',
+    { Title: 'Pricing', Body: 'Agreed on 5% off list.', ParentId: '001D000000IqhSLIAZ', IsPrivate: true, OwnerId: '005D0000001AzKrIAK' },
+    '002D000000Iu0yAIAR',
+    { Body: 'Agreed on 7% off list.', IsPrivate: false },
+  ],
+];
+
+describe('salesforce typed create / update / delete (contacts, leads, opportunities, tasks, events, campaigns, cases, notes)', () => {
+  it.each(WRITES)('%s create posts the fields to /sobjects/%s and returns {id, success, errors}', async (entity, sobject, body, newId) => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post(`${API}/sobjects/${sobject}`, body)
+      .reply(201, { id: newId, errors: [], success: true });
+
+    const res = await salesforce().execute(entity, 'create', body);
+
+    expect(res.data).toEqual({ id: newId, errors: [], success: true });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each(WRITES)('%s update patches only the fields given on /sobjects/%s/{id} and returns {} for the 204', async (entity, sobject, _body, id, changes) => {
+    const scope = api().matchHeader('content-type', 'application/json').patch(`${API}/sobjects/${sobject}/${id}`, changes).reply(204);
+
+    const res = await salesforce().execute(entity, 'update', { id, ...changes });
+
+    expect(res).toEqual({ data: {} });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each(WRITES)('%s delete sends DELETE /sobjects/%s/{id} and returns {} for the 204', async (entity, sobject, _body, id) => {
+    const scope = api().delete(`${API}/sobjects/${sobject}/${id}`).reply(204);
+
+    const res = await salesforce().execute(entity, 'delete', { id });
+
+    expect(res).toEqual({ data: {} });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each(WRITES)('%s update refuses a call that changes nothing', async (entity, _sobject, _body, id) => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute(entity, 'update', { id })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  // [entity, the create params without the required ones, the required fields missing]
+  const MISSING: Array<[Entity, Rec, string[]]> = [
+    ['contacts', { FirstName: 'Sean', Email: 'sean@edge.com' }, ['LastName']],
+    ['leads', { FirstName: 'Phyllis', LastName: 'Cotton' }, ['Company']],
+    ['opportunities', { Name: 'Edge Emergency Generator', Amount: 35000 }, ['CloseDate', 'StageName']],
+    ['campaigns', { Type: 'Webinar', IsActive: true }, ['Name']],
+    ['notes', { Body: 'Agreed on 5% off list.' }, ['ParentId', 'Title']],
+  ];
+
+  it.each(MISSING)('%s create refuses a call without its required fields', async (entity, params, missing) => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute(entity, 'create', params)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual(missing.map((f) => [f, 'required']));
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses dates, date-times, IDs and numbers in the wrong shape before any request', async () => {
+    const scope = nock(INSTANCE);
+    const issues = async (entity: Entity, action: string, params: Rec) => {
+      const err = await salesforce()
+        .execute(entity, action, params)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      return (err as ValidationError).issues.map((i) => [i.field, i.rule]);
+    };
+
+    expect(await issues('opportunities', 'create', { Name: 'Deal', StageName: 'Prospecting', CloseDate: '09/30/2024', Probability: 120 })).toEqual([
+      ['CloseDate', 'format'],
+      ['Probability', 'maximum'],
+    ]);
+    expect(await issues('events', 'create', { Subject: 'Meeting', StartDateTime: '2024-04-10 14:00', DurationInMinutes: -5 })).toEqual([
+      ['StartDateTime', 'format'],
+      ['DurationInMinutes', 'minimum'],
+    ]);
+    expect(await issues('tasks', 'update', { id: '00TD000000B2xLjMAJ', WhoId: 'Rose Gonzalez' })).toEqual([['WhoId', 'pattern']]);
+    expect(await issues('contacts', 'create', { LastName: 'Forbes', Email: 'not-an-email' })).toEqual([['Email', 'format']]);
+    expect(await issues('leads', 'create', { LastName: 'Cotton', Company: 'Abbott', NumberOfEmployees: 'many' })).toEqual([['NumberOfEmployees', 'type']]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('notes update cannot move a note to another parent (ParentId is create-only)', async () => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute('notes', 'update', { id: '002D000000Iu0y9IAB', Body: 'Moved.', ParentId: '001D000000IomazIAB' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'ParentId', rule: 'unknown' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('a 15-character reference ID is accepted and sent as given', async () => {
+    const body = { LastName: 'Forbes', AccountId: '001D000000IqhSL' };
+    const scope = api().post(`${API}/sobjects/Contact`, body).reply(201, { id: '003D000000QV9n3IAD', errors: [], success: true });
+
+    const res = await salesforce().execute('contacts', 'create', body);
+
+    expect(res.data).toEqual({ id: '003D000000QV9n3IAD', errors: [], success: true });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// SOSL search through GET /search?q= (Search resource); the answer is {searchRecords: [...]}.
+// [entity, SOSL search, its URL-encoded form as sent, records]
+const SEARCHES: Array<[Entity, string, string, Rec[]]> = [
+  [
+    'accounts',
+    'FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name)',
+    'FIND+%7BAcme%7D+IN+ALL+FIELDS+RETURNING+Account%28Id%2C+Name%29',
+    [
+      { attributes: attrs('Account', '001D000000IqhSLIAZ'), Id: '001D000000IqhSLIAZ', Name: 'Acme' },
+      { attributes: attrs('Account', '001D000000IomazIAB'), Id: '001D000000IomazIAB', Name: 'Acme Import Company' },
+    ],
+  ],
+  [
+    'contacts',
+    'FIND {rose@edge.com} IN EMAIL FIELDS RETURNING Contact(Id, Name, Email)',
+    'FIND+%7Brose%40edge.com%7D+IN+EMAIL+FIELDS+RETURNING+Contact%28Id%2C+Name%2C+Email%29',
+    [{ attributes: R.contacts.attributes, Id: R.contacts.Id, Name: R.contacts.Name, Email: R.contacts.Email }],
+  ],
+  [
+    'leads',
+    'FIND {Boxer} IN NAME FIELDS RETURNING Lead(Id, Name, Company)',
+    'FIND+%7BBoxer%7D+IN+NAME+FIELDS+RETURNING+Lead%28Id%2C+Name%2C+Company%29',
+    [{ attributes: R.leads.attributes, Id: R.leads.Id, Name: R.leads.Name, Company: R.leads.Company }],
+  ],
+  [
+    'opportunities',
+    "FIND {Generator} RETURNING Opportunity(Id, Name WHERE StageName = 'Closed Won')",
+    'FIND+%7BGenerator%7D+RETURNING+Opportunity%28Id%2C+Name+WHERE+StageName+%3D+%27Closed+Won%27%29',
+    [{ attributes: R.opportunities.attributes, Id: R.opportunities.Id, Name: R.opportunities.Name }],
+  ],
+  [
+    'tasks',
+    'FIND {renewal} RETURNING Task(Id, Subject)',
+    'FIND+%7Brenewal%7D+RETURNING+Task%28Id%2C+Subject%29',
+    [{ attributes: R.tasks.attributes, Id: R.tasks.Id, Subject: R.tasks.Subject }],
+  ],
+  [
+    'events',
+    'FIND {Portland} RETURNING Event(Id, Subject, Location)',
+    'FIND+%7BPortland%7D+RETURNING+Event%28Id%2C+Subject%2C+Location%29',
+    [{ attributes: R.events.attributes, Id: R.events.Id, Subject: R.events.Subject, Location: R.events.Location }],
+  ],
+  [
+    'campaigns',
+    'FIND {Conference} IN NAME FIELDS RETURNING Campaign(Id, Name) LIMIT 5',
+    'FIND+%7BConference%7D+IN+NAME+FIELDS+RETURNING+Campaign%28Id%2C+Name%29+LIMIT+5',
+    [{ attributes: R.campaigns.attributes, Id: R.campaigns.Id, Name: R.campaigns.Name }],
+  ],
+  [
+    'cases',
+    'FIND {generator} RETURNING Case(Id, CaseNumber, Subject)',
+    'FIND+%7Bgenerator%7D+RETURNING+Case%28Id%2C+CaseNumber%2C+Subject%29',
+    [{ attributes: R.cases.attributes, Id: R.cases.Id, CaseNumber: R.cases.CaseNumber, Subject: R.cases.Subject }],
+  ],
+  [
+    'notes',
+    'FIND {"three-year term"} RETURNING Note(Id, Title, ParentId)',
+    'FIND+%7B%22three-year+term%22%7D+RETURNING+Note%28Id%2C+Title%2C+ParentId%29',
+    [{ attributes: R.notes.attributes, Id: R.notes.Id, Title: R.notes.Title, ParentId: R.notes.ParentId }],
+  ],
+];
+
+describe('salesforce api_search (SOSL, GET /search?q=)', () => {
+  it.each(SEARCHES)('%s api_search sends q URL-encoded and returns the searchRecords', async (entity, q, encoded, records) => {
+    let sent = '';
+    const scope = api()
+      .matchHeader('accept', 'application/json')
+      .get(`${API}/search`)
+      .query({ q })
+      .reply(200, (uri) => {
+        sent = uri;
+        return { searchRecords: records };
+      });
+
+    const res = await salesforce().execute(entity, 'api_search', { q });
+
+    expect(sent).toBe(`${API}/search?q=${encoded}`);
+    expect(res.data).toEqual(records);
+    expect(res.pagination).toBeUndefined();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('returns the records of every object named in RETURNING, as Salesforce answers', async () => {
+    const q = 'FIND {Edge} RETURNING Account(Id, Name), Contact(Id, Name)';
+    const records = [
+      { attributes: attrs('Account', '001D000000IqhSLIAZ'), Id: '001D000000IqhSLIAZ', Name: 'Edge Communications' },
+      { attributes: R.contacts.attributes, Id: R.contacts.Id, Name: R.contacts.Name },
+    ];
+    const scope = api().get(`${API}/search`).query({ q }).reply(200, { searchRecords: records });
+
+    const res = await salesforce().execute('contacts', 'api_search', { q });
+
+    expect(res.data).toEqual(records);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('an empty search answers an empty list', async () => {
+    const q = 'FIND {zzzz-no-match} RETURNING Lead(Id)';
+    const scope = api().get(`${API}/search`).query({ q }).reply(200, { searchRecords: [] });
+
+    const res = await salesforce().execute('leads', 'api_search', { q });
+
+    expect(res.data).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('requires q', async () => {
+    const scope = nock(INSTANCE);
+    for (const params of [{}, { q: '' }]) {
+      const err = await salesforce()
+        .execute('cases', 'api_search', params)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'q', rule: 'q' in params ? 'minLength' : 'required' })]);
+    }
+    expect(scope.isDone()).toBe(true);
+  });
+});

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.salesforce.com/favicon.ico",
   "supportLevel": "certified",
   "category": "customer relationship management",
-  "description": "Salesforce CRM through the REST API (v62.0) of your org: describe the org's objects and create, read, update and delete records of any object (sobjects); query accounts with SOQL and create, read, update and delete them; list contacts, leads, opportunities, tasks, events, campaigns, cases, notes, content versions, attachments, users and opportunity stages with SOQL queries and read them by ID; list recently viewed reports and read their metadata; run any SOQL query. Authenticates with OAuth 2.0 (refresh token); the token response names the org's instance URL, which becomes the API host.",
+  "description": "Salesforce CRM through the REST API (v62.0) of your org: describe the org's objects and create, read, update and delete records of any object (sobjects); list accounts, contacts, leads, opportunities, tasks, events, campaigns, cases and notes with SOQL queries, search them with SOSL, and create, read, update and delete them; list content versions, attachments, users and opportunity stages with SOQL queries and read them by ID; list recently viewed reports and read their metadata; run any SOQL query. Authenticates with OAuth 2.0 (refresh token); the token response names the org's instance URL, which becomes the API host.",
   "docs": [
     {
       "title": "REST API Developer Guide: Versions (Winter '25 is API version 62.0)",
@@ -85,6 +85,30 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Salesforce Postman collection (forcedotcom/postman-salesforce-apis)",
       "url": "https://github.com/forcedotcom/postman-salesforce-apis"
+    },
+    {
+      "title": "Search (GET /services/data/vXX.X/search/?q=SOSL)",
+      "url": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-search.md"
+    },
+    {
+      "title": "Search for a String (response body: searchRecords)",
+      "url": "https://developer.salesforce.com/docs/platform/api-rest/guide/dome-search.md"
+    },
+    {
+      "title": "SOSL Syntax (FIND, IN, RETURNING, LIMIT up to 2,000)",
+      "url": "https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_sosl_syntax.htm"
+    },
+    {
+      "title": "Update a Record (PATCH sObject Rows, no response body)",
+      "url": "https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_update_fields.htm"
+    },
+    {
+      "title": "Delete a Record (DELETE sObject Rows)",
+      "url": "https://developer.salesforce.com/docs/atlas.en-us.194.0.api_rest.meta/api_rest/dome_delete_record.htm"
+    },
+    {
+      "title": "Field Reference (types and lengths of standard fields, e.g. Campaign)",
+      "url": "https://developer.salesforce.com/docs/platform/field-reference/references/field-reference/salesforce-field-reference-campaign.html"
     },
     {
       "title": "Object reference: Account",
@@ -219,7 +243,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
-  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
+  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. api_search runs a SOSL search through GET /search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Contact(Id, Name, Email) LIMIT 20: name the entity's object in RETURNING, as records of every object named there come back (attributes.type tells them apart), up to 2,000 in one call. The typed creates and updates (accounts, contacts, leads, opportunities, tasks, events, campaigns, cases, notes) take field API names as params (LastName, StageName, CloseDate as YYYY-MM-DD, StartDateTime as ISO 8601); custom fields (ending in __c) go through sobjects.create / sobjects.update. A timed event needs StartDateTime and DurationInMinutes or EndDateTime. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
   "check": {
     "entity": "query",
     "action": "list",
@@ -1174,6 +1198,31 @@ export const definition: ConnectorDefinition = {
           "destructive": false,
           "readOnly": true
         },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Account records with SOSL (GET /search?q=), e.g. FIND {Acme} IN NAME FIELDS RETURNING Account(Id, Name, Industry). Name Account in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
         "update": {
           "name": "update",
           "description": "Update an account (PATCH /sobjects/Account/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
@@ -1752,6 +1801,445 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Contact records with SOSL (GET /search?q=), e.g. FIND {rose@edge.com} IN EMAIL FIELDS RETURNING Contact(Id, Name, Email). Name Contact in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a contact (POST /sobjects/Contact). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Contact.",
+          "method": "POST",
+          "path": "/sobjects/Contact",
+          "params": {
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Business phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 128
+              },
+              "required": false,
+              "description": "Job title, e.g. CEO or Vice President.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Department": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Department.",
+              "sendDefault": false,
+              "wire": "Department"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact's parent account.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "MailingStreet": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Mailing street address.",
+              "sendDefault": false,
+              "wire": "MailingStreet"
+            },
+            "MailingCity": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mailing city.",
+              "sendDefault": false,
+              "wire": "MailingCity"
+            },
+            "MailingState": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Mailing state or province.",
+              "sendDefault": false,
+              "wire": "MailingState"
+            },
+            "MailingPostalCode": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 20
+              },
+              "required": false,
+              "description": "Mailing postal code.",
+              "sendDefault": false,
+              "wire": "MailingPostalCode"
+            },
+            "MailingCountry": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Mailing country.",
+              "sendDefault": false,
+              "wire": "MailingCountry"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a contact (PATCH /sobjects/Contact/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Contact/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Business phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 128
+              },
+              "required": false,
+              "description": "Job title, e.g. CEO or Vice President.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Department": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Department.",
+              "sendDefault": false,
+              "wire": "Department"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact's parent account.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "MailingStreet": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Mailing street address.",
+              "sendDefault": false,
+              "wire": "MailingStreet"
+            },
+            "MailingCity": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mailing city.",
+              "sendDefault": false,
+              "wire": "MailingCity"
+            },
+            "MailingState": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Mailing state or province.",
+              "sendDefault": false,
+              "wire": "MailingState"
+            },
+            "MailingPostalCode": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 20
+              },
+              "required": false,
+              "description": "Mailing postal code.",
+              "sendDefault": false,
+              "wire": "MailingPostalCode"
+            },
+            "MailingCountry": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Mailing country.",
+              "sendDefault": false,
+              "wire": "MailingCountry"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "FirstName",
+            "LastName",
+            "Email",
+            "Phone",
+            "MobilePhone",
+            "Title",
+            "Department",
+            "AccountId",
+            "MailingStreet",
+            "MailingCity",
+            "MailingState",
+            "MailingPostalCode",
+            "MailingCountry",
+            "Description",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a contact (DELETE /sobjects/Contact/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Contact/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2139,6 +2627,575 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Lead records with SOSL (GET /search?q=), e.g. FIND {Boxer} IN NAME FIELDS RETURNING Lead(Id, Name, Company, Status). Name Lead in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a lead (POST /sobjects/Lead). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Lead.",
+          "method": "POST",
+          "path": "/sobjects/Lead",
+          "params": {
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Company": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 255
+              },
+              "required": true,
+              "description": "The lead's company.",
+              "sendDefault": false,
+              "wire": "Company"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 128
+              },
+              "required": false,
+              "description": "Job title.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            },
+            "Website": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Website URL of the company.",
+              "sendDefault": false,
+              "wire": "Website"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values).",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "LeadSource": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Lead source picklist value, e.g. Web, Phone Inquiry.",
+              "sendDefault": false,
+              "wire": "LeadSource"
+            },
+            "Industry": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Industry picklist value, e.g. Agriculture.",
+              "sendDefault": false,
+              "wire": "Industry"
+            },
+            "Rating": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Rating picklist value, e.g. Hot, Warm, Cold.",
+              "sendDefault": false,
+              "wire": "Rating"
+            },
+            "AnnualRevenue": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Annual revenue of the lead's company.",
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
+            },
+            "NumberOfEmployees": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Number of employees at the lead's company.",
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
+            },
+            "Street": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Street address.",
+              "sendDefault": false,
+              "wire": "Street"
+            },
+            "City": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "City.",
+              "sendDefault": false,
+              "wire": "City"
+            },
+            "State": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "State or province.",
+              "sendDefault": false,
+              "wire": "State"
+            },
+            "PostalCode": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 20
+              },
+              "required": false,
+              "description": "Postal code.",
+              "sendDefault": false,
+              "wire": "PostalCode"
+            },
+            "Country": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Country.",
+              "sendDefault": false,
+              "wire": "Country"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a lead (PATCH /sobjects/Lead/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Lead/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Company": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "The lead's company.",
+              "sendDefault": false,
+              "wire": "Company"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 128
+              },
+              "required": false,
+              "description": "Job title.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            },
+            "Website": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Website URL of the company.",
+              "sendDefault": false,
+              "wire": "Website"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values).",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "LeadSource": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Lead source picklist value, e.g. Web, Phone Inquiry.",
+              "sendDefault": false,
+              "wire": "LeadSource"
+            },
+            "Industry": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Industry picklist value, e.g. Agriculture.",
+              "sendDefault": false,
+              "wire": "Industry"
+            },
+            "Rating": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Rating picklist value, e.g. Hot, Warm, Cold.",
+              "sendDefault": false,
+              "wire": "Rating"
+            },
+            "AnnualRevenue": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Annual revenue of the lead's company.",
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
+            },
+            "NumberOfEmployees": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Number of employees at the lead's company.",
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
+            },
+            "Street": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Street address.",
+              "sendDefault": false,
+              "wire": "Street"
+            },
+            "City": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "City.",
+              "sendDefault": false,
+              "wire": "City"
+            },
+            "State": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "State or province.",
+              "sendDefault": false,
+              "wire": "State"
+            },
+            "PostalCode": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 20
+              },
+              "required": false,
+              "description": "Postal code.",
+              "sendDefault": false,
+              "wire": "PostalCode"
+            },
+            "Country": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Country.",
+              "sendDefault": false,
+              "wire": "Country"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "FirstName",
+            "LastName",
+            "Company",
+            "Title",
+            "Email",
+            "Phone",
+            "MobilePhone",
+            "Website",
+            "Status",
+            "LeadSource",
+            "Industry",
+            "Rating",
+            "AnnualRevenue",
+            "NumberOfEmployees",
+            "Street",
+            "City",
+            "State",
+            "PostalCode",
+            "Country",
+            "Description",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a lead (DELETE /sobjects/Lead/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Lead/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2477,6 +3534,391 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Opportunity records with SOSL (GET /search?q=), e.g. FIND {Generator} IN NAME FIELDS RETURNING Opportunity(Id, Name, StageName, Amount). Name Opportunity in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create an opportunity (POST /sobjects/Opportunity). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Opportunity.",
+          "method": "POST",
+          "path": "/sobjects/Opportunity",
+          "params": {
+            "Name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 120
+              },
+              "required": true,
+              "description": "Opportunity name.",
+              "sendDefault": false,
+              "wire": "Name"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the account the opportunity is for.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "StageName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel).",
+              "sendDefault": false,
+              "wire": "StageName"
+            },
+            "CloseDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": true,
+              "description": "Expected close date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "CloseDate"
+            },
+            "Amount": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Estimated total sale amount.",
+              "sendDefault": false,
+              "wire": "Amount"
+            },
+            "Probability": {
+              "in": "body",
+              "schema": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 100
+              },
+              "required": false,
+              "description": "Likelihood of closing, in percent (0 to 100); defaults to the stage's probability.",
+              "sendDefault": false,
+              "wire": "Probability"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. New Customer, Existing Customer - Upgrade.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "LeadSource": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Lead source picklist value, e.g. Web.",
+              "sendDefault": false,
+              "wire": "LeadSource"
+            },
+            "NextStep": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Next step toward closing.",
+              "sendDefault": false,
+              "wire": "NextStep"
+            },
+            "CampaignId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the campaign that generated the opportunity.",
+              "sendDefault": false,
+              "wire": "CampaignId"
+            },
+            "ForecastCategoryName": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage).",
+              "sendDefault": false,
+              "wire": "ForecastCategoryName"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update an opportunity (PATCH /sobjects/Opportunity/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Opportunity/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 120
+              },
+              "required": false,
+              "description": "Opportunity name.",
+              "sendDefault": false,
+              "wire": "Name"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the account the opportunity is for.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "StageName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel).",
+              "sendDefault": false,
+              "wire": "StageName"
+            },
+            "CloseDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Expected close date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "CloseDate"
+            },
+            "Amount": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Estimated total sale amount.",
+              "sendDefault": false,
+              "wire": "Amount"
+            },
+            "Probability": {
+              "in": "body",
+              "schema": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 100
+              },
+              "required": false,
+              "description": "Likelihood of closing, in percent (0 to 100); defaults to the stage's probability.",
+              "sendDefault": false,
+              "wire": "Probability"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. New Customer, Existing Customer - Upgrade.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "LeadSource": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Lead source picklist value, e.g. Web.",
+              "sendDefault": false,
+              "wire": "LeadSource"
+            },
+            "NextStep": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Next step toward closing.",
+              "sendDefault": false,
+              "wire": "NextStep"
+            },
+            "CampaignId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the campaign that generated the opportunity.",
+              "sendDefault": false,
+              "wire": "CampaignId"
+            },
+            "ForecastCategoryName": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage).",
+              "sendDefault": false,
+              "wire": "ForecastCategoryName"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "Name",
+            "AccountId",
+            "StageName",
+            "CloseDate",
+            "Amount",
+            "Probability",
+            "Type",
+            "LeadSource",
+            "NextStep",
+            "CampaignId",
+            "ForecastCategoryName",
+            "Description",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete an opportunity (DELETE /sobjects/Opportunity/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Opportunity/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2794,6 +4236,341 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Task records with SOSL (GET /search?q=), e.g. FIND {renewal} IN ALL FIELDS RETURNING Task(Id, Subject, Status, ActivityDate). Name Task in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a task (POST /sobjects/Task). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Task.",
+          "method": "POST",
+          "path": "/sobjects/Task",
+          "params": {
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject, e.g. Call or Send Letter.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Not Started, In Progress, Completed.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "Priority": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Priority picklist value, e.g. High, Normal, Low.",
+              "sendDefault": false,
+              "wire": "Priority"
+            },
+            "ActivityDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Due date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "ActivityDate"
+            },
+            "WhoId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact or lead the task is about.",
+              "sendDefault": false,
+              "wire": "WhoId"
+            },
+            "WhatId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related record (account, opportunity, case, campaign or custom object).",
+              "sendDefault": false,
+              "wire": "WhatId"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Call, Email, Meeting.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "IsReminderSet": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether a reminder is set (give ReminderDateTime).",
+              "sendDefault": false,
+              "wire": "IsReminderSet"
+            },
+            "ReminderDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z.",
+              "sendDefault": false,
+              "wire": "ReminderDateTime"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user or queue the task is assigned to; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a task (PATCH /sobjects/Task/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Task/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject, e.g. Call or Send Letter.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Not Started, In Progress, Completed.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "Priority": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Priority picklist value, e.g. High, Normal, Low.",
+              "sendDefault": false,
+              "wire": "Priority"
+            },
+            "ActivityDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Due date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "ActivityDate"
+            },
+            "WhoId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact or lead the task is about.",
+              "sendDefault": false,
+              "wire": "WhoId"
+            },
+            "WhatId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related record (account, opportunity, case, campaign or custom object).",
+              "sendDefault": false,
+              "wire": "WhatId"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Call, Email, Meeting.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "IsReminderSet": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether a reminder is set (give ReminderDateTime).",
+              "sendDefault": false,
+              "wire": "IsReminderSet"
+            },
+            "ReminderDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z.",
+              "sendDefault": false,
+              "wire": "ReminderDateTime"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user or queue the task is assigned to; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "Subject",
+            "Status",
+            "Priority",
+            "ActivityDate",
+            "WhoId",
+            "WhatId",
+            "Description",
+            "Type",
+            "IsReminderSet",
+            "ReminderDateTime",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a task (DELETE /sobjects/Task/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Task/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -3097,6 +4874,345 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Event records with SOSL (GET /search?q=), e.g. FIND {Portland} IN ALL FIELDS RETURNING Event(Id, Subject, StartDateTime, Location). Name Event in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create an event (POST /sobjects/Event). Returns {id, success, errors}. A timed event needs StartDateTime and either DurationInMinutes or EndDateTime. For fields not listed here (custom fields), use sobjects.create with sobjectType Event.",
+          "method": "POST",
+          "path": "/sobjects/Event",
+          "params": {
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject, e.g. Meeting.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "StartDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z.",
+              "sendDefault": false,
+              "wire": "StartDateTime"
+            },
+            "EndDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event.",
+              "sendDefault": false,
+              "wire": "EndDateTime"
+            },
+            "DurationInMinutes": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Length in minutes; give it or EndDateTime for a timed event.",
+              "sendDefault": false,
+              "wire": "DurationInMinutes"
+            },
+            "Location": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Location.",
+              "sendDefault": false,
+              "wire": "Location"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "WhoId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact or lead the event is about.",
+              "sendDefault": false,
+              "wire": "WhoId"
+            },
+            "WhatId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related record (account, opportunity, case, campaign or custom object).",
+              "sendDefault": false,
+              "wire": "WhatId"
+            },
+            "IsAllDayEvent": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the event lasts all day (the time part of StartDateTime is then ignored).",
+              "sendDefault": false,
+              "wire": "IsAllDayEvent"
+            },
+            "ShowAs": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "How the time shows in the owner's calendar: Busy, OutOfOffice or Free.",
+              "sendDefault": false,
+              "wire": "ShowAs"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user the event is assigned to; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update an event (PATCH /sobjects/Event/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Event/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject, e.g. Meeting.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "StartDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z.",
+              "sendDefault": false,
+              "wire": "StartDateTime"
+            },
+            "EndDateTime": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event.",
+              "sendDefault": false,
+              "wire": "EndDateTime"
+            },
+            "DurationInMinutes": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Length in minutes; give it or EndDateTime for a timed event.",
+              "sendDefault": false,
+              "wire": "DurationInMinutes"
+            },
+            "Location": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Location.",
+              "sendDefault": false,
+              "wire": "Location"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "WhoId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the contact or lead the event is about.",
+              "sendDefault": false,
+              "wire": "WhoId"
+            },
+            "WhatId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related record (account, opportunity, case, campaign or custom object).",
+              "sendDefault": false,
+              "wire": "WhatId"
+            },
+            "IsAllDayEvent": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the event lasts all day (the time part of StartDateTime is then ignored).",
+              "sendDefault": false,
+              "wire": "IsAllDayEvent"
+            },
+            "ShowAs": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "How the time shows in the owner's calendar: Busy, OutOfOffice or Free.",
+              "sendDefault": false,
+              "wire": "ShowAs"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user the event is assigned to; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "Subject",
+            "StartDateTime",
+            "EndDateTime",
+            "DurationInMinutes",
+            "Location",
+            "Description",
+            "WhoId",
+            "WhatId",
+            "IsAllDayEvent",
+            "ShowAs",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete an event (DELETE /sobjects/Event/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Event/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -3428,6 +5544,406 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Campaign records with SOSL (GET /search?q=), e.g. FIND {Conference} IN NAME FIELDS RETURNING Campaign(Id, Name, Status). Name Campaign in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a campaign (POST /sobjects/Campaign). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Campaign.",
+          "method": "POST",
+          "path": "/sobjects/Campaign",
+          "params": {
+            "Name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Campaign name.",
+              "sendDefault": false,
+              "wire": "Name"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Conference, Webinar, Email.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Planned, In Progress, Completed, Aborted.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "StartDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Start date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "StartDate"
+            },
+            "EndDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "End date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "EndDate"
+            },
+            "IsActive": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the campaign is active.",
+              "sendDefault": false,
+              "wire": "IsActive"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "ExpectedRevenue": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Revenue expected from the campaign.",
+              "sendDefault": false,
+              "wire": "ExpectedRevenue"
+            },
+            "BudgetedCost": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Amount budgeted for the campaign.",
+              "sendDefault": false,
+              "wire": "BudgetedCost"
+            },
+            "ActualCost": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Amount spent on the campaign.",
+              "sendDefault": false,
+              "wire": "ActualCost"
+            },
+            "ExpectedResponse": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Expected response rate, in percent (e.g. 12.5).",
+              "sendDefault": false,
+              "wire": "ExpectedResponse"
+            },
+            "NumberSent": {
+              "in": "body",
+              "schema": {
+                "type": "number",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Number of people the campaign was sent to.",
+              "sendDefault": false,
+              "wire": "NumberSent"
+            },
+            "ParentId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the parent campaign.",
+              "sendDefault": false,
+              "wire": "ParentId"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a campaign (PATCH /sobjects/Campaign/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Campaign/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Campaign name.",
+              "sendDefault": false,
+              "wire": "Name"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Conference, Webinar, Email.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. Planned, In Progress, Completed, Aborted.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "StartDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Start date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "StartDate"
+            },
+            "EndDate": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "End date, YYYY-MM-DD.",
+              "sendDefault": false,
+              "wire": "EndDate"
+            },
+            "IsActive": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the campaign is active.",
+              "sendDefault": false,
+              "wire": "IsActive"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "ExpectedRevenue": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Revenue expected from the campaign.",
+              "sendDefault": false,
+              "wire": "ExpectedRevenue"
+            },
+            "BudgetedCost": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Amount budgeted for the campaign.",
+              "sendDefault": false,
+              "wire": "BudgetedCost"
+            },
+            "ActualCost": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Amount spent on the campaign.",
+              "sendDefault": false,
+              "wire": "ActualCost"
+            },
+            "ExpectedResponse": {
+              "in": "body",
+              "schema": {
+                "type": "number"
+              },
+              "required": false,
+              "description": "Expected response rate, in percent (e.g. 12.5).",
+              "sendDefault": false,
+              "wire": "ExpectedResponse"
+            },
+            "NumberSent": {
+              "in": "body",
+              "schema": {
+                "type": "number",
+                "minimum": 0
+              },
+              "required": false,
+              "description": "Number of people the campaign was sent to.",
+              "sendDefault": false,
+              "wire": "NumberSent"
+            },
+            "ParentId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the parent campaign.",
+              "sendDefault": false,
+              "wire": "ParentId"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "Name",
+            "Type",
+            "Status",
+            "StartDate",
+            "EndDate",
+            "IsActive",
+            "Description",
+            "ExpectedRevenue",
+            "BudgetedCost",
+            "ActualCost",
+            "ExpectedResponse",
+            "NumberSent",
+            "ParentId",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a campaign (DELETE /sobjects/Campaign/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Campaign/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -3738,6 +6254,433 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Case records with SOSL (GET /search?q=), e.g. FIND {generator} IN ALL FIELDS RETURNING Case(Id, CaseNumber, Subject, Status). Name Case in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a case (POST /sobjects/Case). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Case.",
+          "method": "POST",
+          "path": "/sobjects/Case",
+          "params": {
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. New, Working, Escalated, Closed.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "Priority": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Priority picklist value, e.g. High, Medium, Low.",
+              "sendDefault": false,
+              "wire": "Priority"
+            },
+            "Origin": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Origin picklist value, e.g. Phone, Email, Web.",
+              "sendDefault": false,
+              "wire": "Origin"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Mechanical, Electrical, Problem.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "Reason": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Reason picklist value, e.g. Installation, Performance.",
+              "sendDefault": false,
+              "wire": "Reason"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related account.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "ContactId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related contact.",
+              "sendDefault": false,
+              "wire": "ContactId"
+            },
+            "SuppliedName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Name given with a web or email case (Web Name).",
+              "sendDefault": false,
+              "wire": "SuppliedName"
+            },
+            "SuppliedEmail": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address given with a web or email case (Web Email).",
+              "sendDefault": false,
+              "wire": "SuppliedEmail"
+            },
+            "SuppliedPhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number given with a web or email case (Web Phone).",
+              "sendDefault": false,
+              "wire": "SuppliedPhone"
+            },
+            "SuppliedCompany": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Company given with a web or email case (Web Company).",
+              "sendDefault": false,
+              "wire": "SuppliedCompany"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user or queue that owns the case; defaults to the caller or the assignment rules.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            },
+            "ParentId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the parent case.",
+              "sendDefault": false,
+              "wire": "ParentId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a case (PATCH /sobjects/Case/{id}); only the fields given are changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Case/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Subject": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 255
+              },
+              "required": false,
+              "description": "Subject.",
+              "sendDefault": false,
+              "wire": "Subject"
+            },
+            "Status": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Status picklist value, e.g. New, Working, Escalated, Closed.",
+              "sendDefault": false,
+              "wire": "Status"
+            },
+            "Priority": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Priority picklist value, e.g. High, Medium, Low.",
+              "sendDefault": false,
+              "wire": "Priority"
+            },
+            "Origin": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Origin picklist value, e.g. Phone, Email, Web.",
+              "sendDefault": false,
+              "wire": "Origin"
+            },
+            "Type": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Type picklist value, e.g. Mechanical, Electrical, Problem.",
+              "sendDefault": false,
+              "wire": "Type"
+            },
+            "Reason": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Reason picklist value, e.g. Installation, Performance.",
+              "sendDefault": false,
+              "wire": "Reason"
+            },
+            "Description": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Text description (up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Description"
+            },
+            "AccountId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related account.",
+              "sendDefault": false,
+              "wire": "AccountId"
+            },
+            "ContactId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the related contact.",
+              "sendDefault": false,
+              "wire": "ContactId"
+            },
+            "SuppliedName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Name given with a web or email case (Web Name).",
+              "sendDefault": false,
+              "wire": "SuppliedName"
+            },
+            "SuppliedEmail": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Email address given with a web or email case (Web Email).",
+              "sendDefault": false,
+              "wire": "SuppliedEmail"
+            },
+            "SuppliedPhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number given with a web or email case (Web Phone).",
+              "sendDefault": false,
+              "wire": "SuppliedPhone"
+            },
+            "SuppliedCompany": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Company given with a web or email case (Web Company).",
+              "sendDefault": false,
+              "wire": "SuppliedCompany"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user or queue that owns the case; defaults to the caller or the assignment rules.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            },
+            "ParentId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the parent case.",
+              "sendDefault": false,
+              "wire": "ParentId"
+            }
+          },
+          "atLeastOneOf": [
+            "Subject",
+            "Status",
+            "Priority",
+            "Origin",
+            "Type",
+            "Reason",
+            "Description",
+            "AccountId",
+            "ContactId",
+            "SuppliedName",
+            "SuppliedEmail",
+            "SuppliedPhone",
+            "SuppliedCompany",
+            "OwnerId",
+            "ParentId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a case (DELETE /sobjects/Case/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Case/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -3950,6 +6893,199 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search Note records with SOSL (GET /search?q=), e.g. FIND {renewal} IN ALL FIELDS RETURNING Note(Id, Title, ParentId). Name Note in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call.",
+          "method": "GET",
+          "path": "/search",
+          "params": {
+            "q": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination.",
+              "sendDefault": false,
+              "wire": "q"
+            }
+          },
+          "guards": [],
+          "recordsPath": "searchRecords",
+          "result": "many",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a note (POST /sobjects/Note). Returns {id, success, errors}. Title and ParentId (the record it is attached to) are required. For fields not listed here (custom fields), use sobjects.create with sobjectType Note.",
+          "method": "POST",
+          "path": "/sobjects/Note",
+          "params": {
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Title of the note.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Body": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Body of the note (plain text, up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Body"
+            },
+            "IsPrivate": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "If true, only the owner and users with Modify All Data see the note.",
+              "sendDefault": false,
+              "wire": "IsPrivate"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            },
+            "ParentId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": true,
+              "description": "ID of the record the note is attached to (account, contact, opportunity, case or custom object); it cannot be changed later.",
+              "sendDefault": false,
+              "wire": "ParentId"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a note (PATCH /sobjects/Note/{id}); only the fields given are changed. ParentId cannot be changed. Salesforce answers 204; returns {}.",
+          "method": "PATCH",
+          "path": "/sobjects/Note/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Title of the note.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Body": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 32000
+              },
+              "required": false,
+              "description": "Body of the note (plain text, up to 32,000 characters).",
+              "sendDefault": false,
+              "wire": "Body"
+            },
+            "IsPrivate": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "If true, only the owner and users with Modify All Data see the note.",
+              "sendDefault": false,
+              "wire": "IsPrivate"
+            },
+            "OwnerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller.",
+              "sendDefault": false,
+              "wire": "OwnerId"
+            }
+          },
+          "atLeastOneOf": [
+            "Title",
+            "Body",
+            "IsPrivate",
+            "OwnerId"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "delete": {
+          "name": "delete",
+          "description": "Delete a note (DELETE /sobjects/Note/{id}); it goes to the Recycle Bin. Returns {}.",
+          "method": "DELETE",
+          "path": "/sobjects/Note/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            }
+          },
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": true,
+          "readOnly": false
         }
       }
     },

@@ -177,6 +177,12 @@ export interface SalesforceAccountsGetParams {
   fields?: string;
 }
 
+/** Search Account records with SOSL (GET /search?q=), e.g. FIND {Acme} IN NAME FIELDS RETURNING Account(Id, Name, Industry). Name Account in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceAccountsApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
 /** Update an account (PATCH /sobjects/Account/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
 export interface SalesforceAccountsUpdateParams {
   /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
@@ -280,6 +286,88 @@ export interface SalesforceContactsGetParams {
   fields?: string;
 }
 
+/** Search Contact records with SOSL (GET /search?q=), e.g. FIND {rose@edge.com} IN EMAIL FIELDS RETURNING Contact(Id, Name, Email). Name Contact in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceContactsApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a contact (POST /sobjects/Contact). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Contact. */
+export interface SalesforceContactsCreateParams {
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName: string;
+  /** Email address. */
+  Email?: string;
+  /** Business phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
+  /** Job title, e.g. CEO or Vice President. */
+  Title?: string;
+  /** Department. */
+  Department?: string;
+  /** ID of the contact's parent account. */
+  AccountId?: string;
+  /** Mailing street address. */
+  MailingStreet?: string;
+  /** Mailing city. */
+  MailingCity?: string;
+  /** Mailing state or province. */
+  MailingState?: string;
+  /** Mailing postal code. */
+  MailingPostalCode?: string;
+  /** Mailing country. */
+  MailingCountry?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update a contact (PATCH /sobjects/Contact/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceContactsUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName?: string;
+  /** Email address. */
+  Email?: string;
+  /** Business phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
+  /** Job title, e.g. CEO or Vice President. */
+  Title?: string;
+  /** Department. */
+  Department?: string;
+  /** ID of the contact's parent account. */
+  AccountId?: string;
+  /** Mailing street address. */
+  MailingStreet?: string;
+  /** Mailing city. */
+  MailingCity?: string;
+  /** Mailing state or province. */
+  MailingState?: string;
+  /** Mailing postal code. */
+  MailingPostalCode?: string;
+  /** Mailing country. */
+  MailingCountry?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete a contact (DELETE /sobjects/Contact/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceContactsDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Leads: prospects not yet qualified into accounts, contacts and opportunities. */
 export interface SalesforceLeadsRecord {
   [field: string]: unknown;
@@ -346,6 +434,112 @@ export interface SalesforceLeadsGetParams {
   fields?: string;
 }
 
+/** Search Lead records with SOSL (GET /search?q=), e.g. FIND {Boxer} IN NAME FIELDS RETURNING Lead(Id, Name, Company, Status). Name Lead in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceLeadsApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a lead (POST /sobjects/Lead). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Lead. */
+export interface SalesforceLeadsCreateParams {
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName: string;
+  /** The lead's company. */
+  Company: string;
+  /** Job title. */
+  Title?: string;
+  /** Email address. */
+  Email?: string;
+  /** Phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
+  /** Website URL of the company. */
+  Website?: string;
+  /** Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values). */
+  Status?: string;
+  /** Lead source picklist value, e.g. Web, Phone Inquiry. */
+  LeadSource?: string;
+  /** Industry picklist value, e.g. Agriculture. */
+  Industry?: string;
+  /** Rating picklist value, e.g. Hot, Warm, Cold. */
+  Rating?: string;
+  /** Annual revenue of the lead's company. */
+  AnnualRevenue?: number;
+  /** Number of employees at the lead's company. */
+  NumberOfEmployees?: number;
+  /** Street address. */
+  Street?: string;
+  /** City. */
+  City?: string;
+  /** State or province. */
+  State?: string;
+  /** Postal code. */
+  PostalCode?: string;
+  /** Country. */
+  Country?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update a lead (PATCH /sobjects/Lead/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceLeadsUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName?: string;
+  /** The lead's company. */
+  Company?: string;
+  /** Job title. */
+  Title?: string;
+  /** Email address. */
+  Email?: string;
+  /** Phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
+  /** Website URL of the company. */
+  Website?: string;
+  /** Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values). */
+  Status?: string;
+  /** Lead source picklist value, e.g. Web, Phone Inquiry. */
+  LeadSource?: string;
+  /** Industry picklist value, e.g. Agriculture. */
+  Industry?: string;
+  /** Rating picklist value, e.g. Hot, Warm, Cold. */
+  Rating?: string;
+  /** Annual revenue of the lead's company. */
+  AnnualRevenue?: number;
+  /** Number of employees at the lead's company. */
+  NumberOfEmployees?: number;
+  /** Street address. */
+  Street?: string;
+  /** City. */
+  City?: string;
+  /** State or province. */
+  State?: string;
+  /** Postal code. */
+  PostalCode?: string;
+  /** Country. */
+  Country?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete a lead (DELETE /sobjects/Lead/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceLeadsDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Opportunities: sales and pending deals, with stage, amount and close date. */
 export interface SalesforceOpportunitiesRecord {
   [field: string]: unknown;
@@ -405,6 +599,80 @@ export interface SalesforceOpportunitiesGetParams {
   fields?: string;
 }
 
+/** Search Opportunity records with SOSL (GET /search?q=), e.g. FIND {Generator} IN NAME FIELDS RETURNING Opportunity(Id, Name, StageName, Amount). Name Opportunity in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceOpportunitiesApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create an opportunity (POST /sobjects/Opportunity). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Opportunity. */
+export interface SalesforceOpportunitiesCreateParams {
+  /** Opportunity name. */
+  Name: string;
+  /** ID of the account the opportunity is for. */
+  AccountId?: string;
+  /** Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel). */
+  StageName: string;
+  /** Expected close date, YYYY-MM-DD. */
+  CloseDate: string;
+  /** Estimated total sale amount. */
+  Amount?: number;
+  /** Likelihood of closing, in percent (0 to 100); defaults to the stage's probability. */
+  Probability?: number;
+  /** Type picklist value, e.g. New Customer, Existing Customer - Upgrade. */
+  Type?: string;
+  /** Lead source picklist value, e.g. Web. */
+  LeadSource?: string;
+  /** Next step toward closing. */
+  NextStep?: string;
+  /** ID of the campaign that generated the opportunity. */
+  CampaignId?: string;
+  /** Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage). */
+  ForecastCategoryName?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update an opportunity (PATCH /sobjects/Opportunity/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceOpportunitiesUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Opportunity name. */
+  Name?: string;
+  /** ID of the account the opportunity is for. */
+  AccountId?: string;
+  /** Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel). */
+  StageName?: string;
+  /** Expected close date, YYYY-MM-DD. */
+  CloseDate?: string;
+  /** Estimated total sale amount. */
+  Amount?: number;
+  /** Likelihood of closing, in percent (0 to 100); defaults to the stage's probability. */
+  Probability?: number;
+  /** Type picklist value, e.g. New Customer, Existing Customer - Upgrade. */
+  Type?: string;
+  /** Lead source picklist value, e.g. Web. */
+  LeadSource?: string;
+  /** Next step toward closing. */
+  NextStep?: string;
+  /** ID of the campaign that generated the opportunity. */
+  CampaignId?: string;
+  /** Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage). */
+  ForecastCategoryName?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete an opportunity (DELETE /sobjects/Opportunity/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceOpportunitiesDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Tasks: to-dos and logged calls, related to a person (WhoId) and a record (WhatId). */
 export interface SalesforceTasksRecord {
   [field: string]: unknown;
@@ -461,6 +729,72 @@ export interface SalesforceTasksGetParams {
   fields?: string;
 }
 
+/** Search Task records with SOSL (GET /search?q=), e.g. FIND {renewal} IN ALL FIELDS RETURNING Task(Id, Subject, Status, ActivityDate). Name Task in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceTasksApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a task (POST /sobjects/Task). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Task. */
+export interface SalesforceTasksCreateParams {
+  /** Subject, e.g. Call or Send Letter. */
+  Subject?: string;
+  /** Status picklist value, e.g. Not Started, In Progress, Completed. */
+  Status?: string;
+  /** Priority picklist value, e.g. High, Normal, Low. */
+  Priority?: string;
+  /** Due date, YYYY-MM-DD. */
+  ActivityDate?: string;
+  /** ID of the contact or lead the task is about. */
+  WhoId?: string;
+  /** ID of the related record (account, opportunity, case, campaign or custom object). */
+  WhatId?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** Type picklist value, e.g. Call, Email, Meeting. */
+  Type?: string;
+  /** Whether a reminder is set (give ReminderDateTime). */
+  IsReminderSet?: boolean;
+  /** When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z. */
+  ReminderDateTime?: string;
+  /** ID of the user or queue the task is assigned to; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update a task (PATCH /sobjects/Task/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceTasksUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Subject, e.g. Call or Send Letter. */
+  Subject?: string;
+  /** Status picklist value, e.g. Not Started, In Progress, Completed. */
+  Status?: string;
+  /** Priority picklist value, e.g. High, Normal, Low. */
+  Priority?: string;
+  /** Due date, YYYY-MM-DD. */
+  ActivityDate?: string;
+  /** ID of the contact or lead the task is about. */
+  WhoId?: string;
+  /** ID of the related record (account, opportunity, case, campaign or custom object). */
+  WhatId?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** Type picklist value, e.g. Call, Email, Meeting. */
+  Type?: string;
+  /** Whether a reminder is set (give ReminderDateTime). */
+  IsReminderSet?: boolean;
+  /** When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z. */
+  ReminderDateTime?: string;
+  /** ID of the user or queue the task is assigned to; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete a task (DELETE /sobjects/Task/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceTasksDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Events: calendar meetings and appointments, related to a person (WhoId) and a record (WhatId). */
 export interface SalesforceEventsRecord {
   [field: string]: unknown;
@@ -513,6 +847,72 @@ export interface SalesforceEventsGetParams {
   id: string;
   /** Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read). */
   fields?: string;
+}
+
+/** Search Event records with SOSL (GET /search?q=), e.g. FIND {Portland} IN ALL FIELDS RETURNING Event(Id, Subject, StartDateTime, Location). Name Event in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceEventsApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create an event (POST /sobjects/Event). Returns {id, success, errors}. A timed event needs StartDateTime and either DurationInMinutes or EndDateTime. For fields not listed here (custom fields), use sobjects.create with sobjectType Event. */
+export interface SalesforceEventsCreateParams {
+  /** Subject, e.g. Meeting. */
+  Subject?: string;
+  /** Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z. */
+  StartDateTime?: string;
+  /** End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event. */
+  EndDateTime?: string;
+  /** Length in minutes; give it or EndDateTime for a timed event. */
+  DurationInMinutes?: number;
+  /** Location. */
+  Location?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the contact or lead the event is about. */
+  WhoId?: string;
+  /** ID of the related record (account, opportunity, case, campaign or custom object). */
+  WhatId?: string;
+  /** Whether the event lasts all day (the time part of StartDateTime is then ignored). */
+  IsAllDayEvent?: boolean;
+  /** How the time shows in the owner's calendar: Busy, OutOfOffice or Free. */
+  ShowAs?: string;
+  /** ID of the user the event is assigned to; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update an event (PATCH /sobjects/Event/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceEventsUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Subject, e.g. Meeting. */
+  Subject?: string;
+  /** Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z. */
+  StartDateTime?: string;
+  /** End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event. */
+  EndDateTime?: string;
+  /** Length in minutes; give it or EndDateTime for a timed event. */
+  DurationInMinutes?: number;
+  /** Location. */
+  Location?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the contact or lead the event is about. */
+  WhoId?: string;
+  /** ID of the related record (account, opportunity, case, campaign or custom object). */
+  WhatId?: string;
+  /** Whether the event lasts all day (the time part of StartDateTime is then ignored). */
+  IsAllDayEvent?: boolean;
+  /** How the time shows in the owner's calendar: Busy, OutOfOffice or Free. */
+  ShowAs?: string;
+  /** ID of the user the event is assigned to; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete an event (DELETE /sobjects/Event/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceEventsDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
 }
 
 /** Marketing campaigns (needs the Marketing User feature in the org). */
@@ -573,6 +973,84 @@ export interface SalesforceCampaignsGetParams {
   fields?: string;
 }
 
+/** Search Campaign records with SOSL (GET /search?q=), e.g. FIND {Conference} IN NAME FIELDS RETURNING Campaign(Id, Name, Status). Name Campaign in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceCampaignsApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a campaign (POST /sobjects/Campaign). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Campaign. */
+export interface SalesforceCampaignsCreateParams {
+  /** Campaign name. */
+  Name: string;
+  /** Type picklist value, e.g. Conference, Webinar, Email. */
+  Type?: string;
+  /** Status picklist value, e.g. Planned, In Progress, Completed, Aborted. */
+  Status?: string;
+  /** Start date, YYYY-MM-DD. */
+  StartDate?: string;
+  /** End date, YYYY-MM-DD. */
+  EndDate?: string;
+  /** Whether the campaign is active. */
+  IsActive?: boolean;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** Revenue expected from the campaign. */
+  ExpectedRevenue?: number;
+  /** Amount budgeted for the campaign. */
+  BudgetedCost?: number;
+  /** Amount spent on the campaign. */
+  ActualCost?: number;
+  /** Expected response rate, in percent (e.g. 12.5). */
+  ExpectedResponse?: number;
+  /** Number of people the campaign was sent to. */
+  NumberSent?: number;
+  /** ID of the parent campaign. */
+  ParentId?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Update a campaign (PATCH /sobjects/Campaign/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceCampaignsUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Campaign name. */
+  Name?: string;
+  /** Type picklist value, e.g. Conference, Webinar, Email. */
+  Type?: string;
+  /** Status picklist value, e.g. Planned, In Progress, Completed, Aborted. */
+  Status?: string;
+  /** Start date, YYYY-MM-DD. */
+  StartDate?: string;
+  /** End date, YYYY-MM-DD. */
+  EndDate?: string;
+  /** Whether the campaign is active. */
+  IsActive?: boolean;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** Revenue expected from the campaign. */
+  ExpectedRevenue?: number;
+  /** Amount budgeted for the campaign. */
+  BudgetedCost?: number;
+  /** Amount spent on the campaign. */
+  ActualCost?: number;
+  /** Expected response rate, in percent (e.g. 12.5). */
+  ExpectedResponse?: number;
+  /** Number of people the campaign was sent to. */
+  NumberSent?: number;
+  /** ID of the parent campaign. */
+  ParentId?: string;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete a campaign (DELETE /sobjects/Campaign/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceCampaignsDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Cases: customer issues and support requests. */
 export interface SalesforceCasesRecord {
   [field: string]: unknown;
@@ -628,6 +1106,88 @@ export interface SalesforceCasesGetParams {
   fields?: string;
 }
 
+/** Search Case records with SOSL (GET /search?q=), e.g. FIND {generator} IN ALL FIELDS RETURNING Case(Id, CaseNumber, Subject, Status). Name Case in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceCasesApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a case (POST /sobjects/Case). Returns {id, success, errors}. For fields not listed here (custom fields), use sobjects.create with sobjectType Case. */
+export interface SalesforceCasesCreateParams {
+  /** Subject. */
+  Subject?: string;
+  /** Status picklist value, e.g. New, Working, Escalated, Closed. */
+  Status?: string;
+  /** Priority picklist value, e.g. High, Medium, Low. */
+  Priority?: string;
+  /** Origin picklist value, e.g. Phone, Email, Web. */
+  Origin?: string;
+  /** Type picklist value, e.g. Mechanical, Electrical, Problem. */
+  Type?: string;
+  /** Reason picklist value, e.g. Installation, Performance. */
+  Reason?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the related account. */
+  AccountId?: string;
+  /** ID of the related contact. */
+  ContactId?: string;
+  /** Name given with a web or email case (Web Name). */
+  SuppliedName?: string;
+  /** Email address given with a web or email case (Web Email). */
+  SuppliedEmail?: string;
+  /** Phone number given with a web or email case (Web Phone). */
+  SuppliedPhone?: string;
+  /** Company given with a web or email case (Web Company). */
+  SuppliedCompany?: string;
+  /** ID of the user or queue that owns the case; defaults to the caller or the assignment rules. */
+  OwnerId?: string;
+  /** ID of the parent case. */
+  ParentId?: string;
+}
+
+/** Update a case (PATCH /sobjects/Case/{id}); only the fields given are changed. Salesforce answers 204; returns {}. */
+export interface SalesforceCasesUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Subject. */
+  Subject?: string;
+  /** Status picklist value, e.g. New, Working, Escalated, Closed. */
+  Status?: string;
+  /** Priority picklist value, e.g. High, Medium, Low. */
+  Priority?: string;
+  /** Origin picklist value, e.g. Phone, Email, Web. */
+  Origin?: string;
+  /** Type picklist value, e.g. Mechanical, Electrical, Problem. */
+  Type?: string;
+  /** Reason picklist value, e.g. Installation, Performance. */
+  Reason?: string;
+  /** Text description (up to 32,000 characters). */
+  Description?: string;
+  /** ID of the related account. */
+  AccountId?: string;
+  /** ID of the related contact. */
+  ContactId?: string;
+  /** Name given with a web or email case (Web Name). */
+  SuppliedName?: string;
+  /** Email address given with a web or email case (Web Email). */
+  SuppliedEmail?: string;
+  /** Phone number given with a web or email case (Web Phone). */
+  SuppliedPhone?: string;
+  /** Company given with a web or email case (Web Company). */
+  SuppliedCompany?: string;
+  /** ID of the user or queue that owns the case; defaults to the caller or the assignment rules. */
+  OwnerId?: string;
+  /** ID of the parent case. */
+  ParentId?: string;
+}
+
+/** Delete a case (DELETE /sobjects/Case/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceCasesDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+}
+
 /** Notes (classic notes) attached to a parent record. */
 export interface SalesforceNotesRecord {
   [field: string]: unknown;
@@ -667,6 +1227,46 @@ export interface SalesforceNotesGetParams {
   id: string;
   /** Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read). */
   fields?: string;
+}
+
+/** Search Note records with SOSL (GET /search?q=), e.g. FIND {renewal} IN ALL FIELDS RETURNING Note(Id, Title, ParentId). Name Note in the RETURNING clause (other objects named there come back too, each record's attributes.type names its object). Returns the searchRecords, up to 2,000, in one call. */
+export interface SalesforceNotesApiSearchParams {
+  /** A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination. */
+  q: string;
+}
+
+/** Create a note (POST /sobjects/Note). Returns {id, success, errors}. Title and ParentId (the record it is attached to) are required. For fields not listed here (custom fields), use sobjects.create with sobjectType Note. */
+export interface SalesforceNotesCreateParams {
+  /** Title of the note. */
+  Title: string;
+  /** Body of the note (plain text, up to 32,000 characters). */
+  Body?: string;
+  /** If true, only the owner and users with Modify All Data see the note. */
+  IsPrivate?: boolean;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+  /** ID of the record the note is attached to (account, contact, opportunity, case or custom object); it cannot be changed later. */
+  ParentId: string;
+}
+
+/** Update a note (PATCH /sobjects/Note/{id}); only the fields given are changed. ParentId cannot be changed. Salesforce answers 204; returns {}. */
+export interface SalesforceNotesUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Title of the note. */
+  Title?: string;
+  /** Body of the note (plain text, up to 32,000 characters). */
+  Body?: string;
+  /** If true, only the owner and users with Modify All Data see the note. */
+  IsPrivate?: boolean;
+  /** ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller. */
+  OwnerId?: string;
+}
+
+/** Delete a note (DELETE /sobjects/Note/{id}); it goes to the Recycle Bin. Returns {}. */
+export interface SalesforceNotesDeleteParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
 }
 
 /** Content versions: the versions of Salesforce Files (ContentDocument). The file body is VersionData (a URL on get). */
@@ -958,40 +1558,73 @@ export type SalesforceOperations = {
     list: { params: SalesforceAccountsListParams; data: SalesforceAccountsRecord[]; pagination: SalesforceAccountsListPagination };
     create: { params: SalesforceAccountsCreateParams; data: Record<string, unknown>; pagination: never };
     get: { params: SalesforceAccountsGetParams; data: SalesforceAccountsRecord; pagination: never };
+    api_search: { params: SalesforceAccountsApiSearchParams; data: SalesforceAccountsRecord[]; pagination: never };
     update: { params: SalesforceAccountsUpdateParams; data: Record<string, unknown>; pagination: never };
     delete: { params: SalesforceAccountsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   contacts: {
     list: { params: SalesforceContactsListParams; data: SalesforceContactsRecord[]; pagination: SalesforceContactsListPagination };
     get: { params: SalesforceContactsGetParams; data: SalesforceContactsRecord; pagination: never };
+    api_search: { params: SalesforceContactsApiSearchParams; data: SalesforceContactsRecord[]; pagination: never };
+    create: { params: SalesforceContactsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceContactsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceContactsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   leads: {
     list: { params: SalesforceLeadsListParams; data: SalesforceLeadsRecord[]; pagination: SalesforceLeadsListPagination };
     get: { params: SalesforceLeadsGetParams; data: SalesforceLeadsRecord; pagination: never };
+    api_search: { params: SalesforceLeadsApiSearchParams; data: SalesforceLeadsRecord[]; pagination: never };
+    create: { params: SalesforceLeadsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceLeadsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceLeadsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   opportunities: {
     list: { params: SalesforceOpportunitiesListParams; data: SalesforceOpportunitiesRecord[]; pagination: SalesforceOpportunitiesListPagination };
     get: { params: SalesforceOpportunitiesGetParams; data: SalesforceOpportunitiesRecord; pagination: never };
+    api_search: { params: SalesforceOpportunitiesApiSearchParams; data: SalesforceOpportunitiesRecord[]; pagination: never };
+    create: { params: SalesforceOpportunitiesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceOpportunitiesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceOpportunitiesDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   tasks: {
     list: { params: SalesforceTasksListParams; data: SalesforceTasksRecord[]; pagination: SalesforceTasksListPagination };
     get: { params: SalesforceTasksGetParams; data: SalesforceTasksRecord; pagination: never };
+    api_search: { params: SalesforceTasksApiSearchParams; data: SalesforceTasksRecord[]; pagination: never };
+    create: { params: SalesforceTasksCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceTasksUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceTasksDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   events: {
     list: { params: SalesforceEventsListParams; data: SalesforceEventsRecord[]; pagination: SalesforceEventsListPagination };
     get: { params: SalesforceEventsGetParams; data: SalesforceEventsRecord; pagination: never };
+    api_search: { params: SalesforceEventsApiSearchParams; data: SalesforceEventsRecord[]; pagination: never };
+    create: { params: SalesforceEventsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceEventsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceEventsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   campaigns: {
     list: { params: SalesforceCampaignsListParams; data: SalesforceCampaignsRecord[]; pagination: SalesforceCampaignsListPagination };
     get: { params: SalesforceCampaignsGetParams; data: SalesforceCampaignsRecord; pagination: never };
+    api_search: { params: SalesforceCampaignsApiSearchParams; data: SalesforceCampaignsRecord[]; pagination: never };
+    create: { params: SalesforceCampaignsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceCampaignsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceCampaignsDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   cases: {
     list: { params: SalesforceCasesListParams; data: SalesforceCasesRecord[]; pagination: SalesforceCasesListPagination };
     get: { params: SalesforceCasesGetParams; data: SalesforceCasesRecord; pagination: never };
+    api_search: { params: SalesforceCasesApiSearchParams; data: SalesforceCasesRecord[]; pagination: never };
+    create: { params: SalesforceCasesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceCasesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceCasesDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   notes: {
     list: { params: SalesforceNotesListParams; data: SalesforceNotesRecord[]; pagination: SalesforceNotesListPagination };
     get: { params: SalesforceNotesGetParams; data: SalesforceNotesRecord; pagination: never };
+    api_search: { params: SalesforceNotesApiSearchParams; data: SalesforceNotesRecord[]; pagination: never };
+    create: { params: SalesforceNotesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceNotesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceNotesDeleteParams; data: Record<string, unknown>; pagination: never };
   };
   content_versions: {
     list: { params: SalesforceContentVersionsListParams; data: SalesforceContentVersionsRecord[]; pagination: SalesforceContentVersionsListPagination };
@@ -1048,40 +1681,73 @@ export type SalesforceFacade = {
     list(params: SalesforceAccountsListParams): Promise<ExecuteResult<SalesforceAccountsRecord[], SalesforceAccountsListPagination>>;
     create(params: SalesforceAccountsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     get(params: SalesforceAccountsGetParams): Promise<ExecuteResult<SalesforceAccountsRecord, never>>;
+    apiSearch(params: SalesforceAccountsApiSearchParams): Promise<ExecuteResult<SalesforceAccountsRecord[], never>>;
     update(params: SalesforceAccountsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     delete(params: SalesforceAccountsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   contacts: {
     list(params?: SalesforceContactsListParams): Promise<ExecuteResult<SalesforceContactsRecord[], SalesforceContactsListPagination>>;
     get(params: SalesforceContactsGetParams): Promise<ExecuteResult<SalesforceContactsRecord, never>>;
+    apiSearch(params: SalesforceContactsApiSearchParams): Promise<ExecuteResult<SalesforceContactsRecord[], never>>;
+    create(params: SalesforceContactsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceContactsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceContactsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   leads: {
     list(params?: SalesforceLeadsListParams): Promise<ExecuteResult<SalesforceLeadsRecord[], SalesforceLeadsListPagination>>;
     get(params: SalesforceLeadsGetParams): Promise<ExecuteResult<SalesforceLeadsRecord, never>>;
+    apiSearch(params: SalesforceLeadsApiSearchParams): Promise<ExecuteResult<SalesforceLeadsRecord[], never>>;
+    create(params: SalesforceLeadsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceLeadsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceLeadsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   opportunities: {
     list(params?: SalesforceOpportunitiesListParams): Promise<ExecuteResult<SalesforceOpportunitiesRecord[], SalesforceOpportunitiesListPagination>>;
     get(params: SalesforceOpportunitiesGetParams): Promise<ExecuteResult<SalesforceOpportunitiesRecord, never>>;
+    apiSearch(params: SalesforceOpportunitiesApiSearchParams): Promise<ExecuteResult<SalesforceOpportunitiesRecord[], never>>;
+    create(params: SalesforceOpportunitiesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceOpportunitiesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceOpportunitiesDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   tasks: {
     list(params?: SalesforceTasksListParams): Promise<ExecuteResult<SalesforceTasksRecord[], SalesforceTasksListPagination>>;
     get(params: SalesforceTasksGetParams): Promise<ExecuteResult<SalesforceTasksRecord, never>>;
+    apiSearch(params: SalesforceTasksApiSearchParams): Promise<ExecuteResult<SalesforceTasksRecord[], never>>;
+    create(params?: SalesforceTasksCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceTasksUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceTasksDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   events: {
     list(params?: SalesforceEventsListParams): Promise<ExecuteResult<SalesforceEventsRecord[], SalesforceEventsListPagination>>;
     get(params: SalesforceEventsGetParams): Promise<ExecuteResult<SalesforceEventsRecord, never>>;
+    apiSearch(params: SalesforceEventsApiSearchParams): Promise<ExecuteResult<SalesforceEventsRecord[], never>>;
+    create(params?: SalesforceEventsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceEventsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceEventsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   campaigns: {
     list(params?: SalesforceCampaignsListParams): Promise<ExecuteResult<SalesforceCampaignsRecord[], SalesforceCampaignsListPagination>>;
     get(params: SalesforceCampaignsGetParams): Promise<ExecuteResult<SalesforceCampaignsRecord, never>>;
+    apiSearch(params: SalesforceCampaignsApiSearchParams): Promise<ExecuteResult<SalesforceCampaignsRecord[], never>>;
+    create(params: SalesforceCampaignsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceCampaignsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceCampaignsDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   cases: {
     list(params?: SalesforceCasesListParams): Promise<ExecuteResult<SalesforceCasesRecord[], SalesforceCasesListPagination>>;
     get(params: SalesforceCasesGetParams): Promise<ExecuteResult<SalesforceCasesRecord, never>>;
+    apiSearch(params: SalesforceCasesApiSearchParams): Promise<ExecuteResult<SalesforceCasesRecord[], never>>;
+    create(params?: SalesforceCasesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceCasesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceCasesDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   notes: {
     list(params?: SalesforceNotesListParams): Promise<ExecuteResult<SalesforceNotesRecord[], SalesforceNotesListPagination>>;
     get(params: SalesforceNotesGetParams): Promise<ExecuteResult<SalesforceNotesRecord, never>>;
+    apiSearch(params: SalesforceNotesApiSearchParams): Promise<ExecuteResult<SalesforceNotesRecord[], never>>;
+    create(params: SalesforceNotesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceNotesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    delete(params: SalesforceNotesDeleteParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   content_versions: {
     list(params?: SalesforceContentVersionsListParams): Promise<ExecuteResult<SalesforceContentVersionsRecord[], SalesforceContentVersionsListPagination>>;
@@ -1121,40 +1787,73 @@ export const salesforceFacade = (connector: Connector): SalesforceFacade => ({
     list: (params) => connector.execute<SalesforceAccountsRecord[], SalesforceAccountsListPagination>("accounts", "list", { ...params }),
     create: (params) => connector.execute<Record<string, unknown>, never>("accounts", "create", { ...params }),
     get: (params) => connector.execute<SalesforceAccountsRecord, never>("accounts", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceAccountsRecord[], never>("accounts", "api_search", { ...params }),
     update: (params) => connector.execute<Record<string, unknown>, never>("accounts", "update", { ...params }),
     delete: (params) => connector.execute<Record<string, unknown>, never>("accounts", "delete", { ...params }),
   },
   contacts: {
     list: (params = {}) => connector.execute<SalesforceContactsRecord[], SalesforceContactsListPagination>("contacts", "list", { ...params }),
     get: (params) => connector.execute<SalesforceContactsRecord, never>("contacts", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceContactsRecord[], never>("contacts", "api_search", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("contacts", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("contacts", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("contacts", "delete", { ...params }),
   },
   leads: {
     list: (params = {}) => connector.execute<SalesforceLeadsRecord[], SalesforceLeadsListPagination>("leads", "list", { ...params }),
     get: (params) => connector.execute<SalesforceLeadsRecord, never>("leads", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceLeadsRecord[], never>("leads", "api_search", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("leads", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("leads", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("leads", "delete", { ...params }),
   },
   opportunities: {
     list: (params = {}) => connector.execute<SalesforceOpportunitiesRecord[], SalesforceOpportunitiesListPagination>("opportunities", "list", { ...params }),
     get: (params) => connector.execute<SalesforceOpportunitiesRecord, never>("opportunities", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceOpportunitiesRecord[], never>("opportunities", "api_search", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("opportunities", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("opportunities", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("opportunities", "delete", { ...params }),
   },
   tasks: {
     list: (params = {}) => connector.execute<SalesforceTasksRecord[], SalesforceTasksListPagination>("tasks", "list", { ...params }),
     get: (params) => connector.execute<SalesforceTasksRecord, never>("tasks", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceTasksRecord[], never>("tasks", "api_search", { ...params }),
+    create: (params = {}) => connector.execute<Record<string, unknown>, never>("tasks", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("tasks", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("tasks", "delete", { ...params }),
   },
   events: {
     list: (params = {}) => connector.execute<SalesforceEventsRecord[], SalesforceEventsListPagination>("events", "list", { ...params }),
     get: (params) => connector.execute<SalesforceEventsRecord, never>("events", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceEventsRecord[], never>("events", "api_search", { ...params }),
+    create: (params = {}) => connector.execute<Record<string, unknown>, never>("events", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("events", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("events", "delete", { ...params }),
   },
   campaigns: {
     list: (params = {}) => connector.execute<SalesforceCampaignsRecord[], SalesforceCampaignsListPagination>("campaigns", "list", { ...params }),
     get: (params) => connector.execute<SalesforceCampaignsRecord, never>("campaigns", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceCampaignsRecord[], never>("campaigns", "api_search", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("campaigns", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("campaigns", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("campaigns", "delete", { ...params }),
   },
   cases: {
     list: (params = {}) => connector.execute<SalesforceCasesRecord[], SalesforceCasesListPagination>("cases", "list", { ...params }),
     get: (params) => connector.execute<SalesforceCasesRecord, never>("cases", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceCasesRecord[], never>("cases", "api_search", { ...params }),
+    create: (params = {}) => connector.execute<Record<string, unknown>, never>("cases", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("cases", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("cases", "delete", { ...params }),
   },
   notes: {
     list: (params = {}) => connector.execute<SalesforceNotesRecord[], SalesforceNotesListPagination>("notes", "list", { ...params }),
     get: (params) => connector.execute<SalesforceNotesRecord, never>("notes", "get", { ...params }),
+    apiSearch: (params) => connector.execute<SalesforceNotesRecord[], never>("notes", "api_search", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("notes", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("notes", "update", { ...params }),
+    delete: (params) => connector.execute<Record<string, unknown>, never>("notes", "delete", { ...params }),
   },
   content_versions: {
     list: (params = {}) => connector.execute<SalesforceContentVersionsRecord[], SalesforceContentVersionsListPagination>("content_versions", "list", { ...params }),

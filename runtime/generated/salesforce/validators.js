@@ -1555,8 +1555,105 @@ else {
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
-export const accounts__update = validate18;
+export const accounts__api_search = validate18;
 const schema19 = {
+    "$id": "accounts__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate18.errors = vErrors; return errors === 0; }
+export const accounts__update = validate19;
+const schema20 = {
     "$id": "accounts__update",
     "type": "object",
     "properties": {
@@ -1593,7 +1690,7 @@ const schema19 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -1611,7 +1708,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func4.call(schema19.properties, key0))) {
+        if (!(func4.call(schema20.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2207,9 +2304,9 @@ else {
         vErrors.push(err33);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const accounts__delete = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const accounts__delete = validate20;
+const schema21 = {
     "$id": "accounts__delete",
     "type": "object",
     "properties": {
@@ -2222,7 +2319,7 @@ const schema20 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2304,9 +2401,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const contacts__list = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const contacts__list = validate21;
+const schema22 = {
     "$id": "contacts__list",
     "type": "object",
     "properties": {
@@ -2331,7 +2428,7 @@ const schema21 = {
     },
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -2487,9 +2584,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const contacts__get = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const contacts__get = validate22;
+const schema23 = {
     "$id": "contacts__get",
     "type": "object",
     "properties": {
@@ -2507,7 +2604,7 @@ const schema22 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2626,9 +2723,1576 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const leads__list = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const contacts__api_search = validate23;
+const schema24 = {
+    "$id": "contacts__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate23.errors = vErrors; return errors === 0; }
+export const contacts__create = validate24;
+const schema25 = {
+    "$id": "contacts__create",
+    "type": "object",
+    "properties": {
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Email": { "type": "string", "format": "email", "maxLength": 80, "description": "Email address." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Business phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." },
+        "Title": { "type": "string", "maxLength": 128, "description": "Job title, e.g. CEO or Vice President." },
+        "Department": { "type": "string", "maxLength": 80, "description": "Department." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact's parent account."
+        },
+        "MailingStreet": { "type": "string", "maxLength": 255, "description": "Mailing street address." },
+        "MailingCity": { "type": "string", "maxLength": 40, "description": "Mailing city." },
+        "MailingState": { "type": "string", "maxLength": 80, "description": "Mailing state or province." },
+        "MailingPostalCode": { "type": "string", "maxLength": 20, "description": "Mailing postal code." },
+        "MailingCountry": { "type": "string", "maxLength": 80, "description": "Mailing country." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["LastName"],
+    "additionalProperties": false
+};
+const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.LastName === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "LastName" },
+            message: "must have required property '" + "LastName" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema25.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data0 = data.FirstName;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 40) {
+                const err2 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data1 = data.LastName;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 80) {
+                const err4 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data2 = data.Email;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 80) {
+                const err7 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data2))) {
+                const err8 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data3 = data.Phone;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 40) {
+                const err10 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data4 = data.MobilePhone;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 40) {
+                const err12 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data5 = data.Title;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 128) {
+                const err14 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.Department !== undefined) {
+        let data6 = data.Department;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 80) {
+                const err16 = {
+                    instancePath: instancePath + "/Department",
+                    schemaPath: "#/properties/Department/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/Department",
+                schemaPath: "#/properties/Department/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data7 = data.AccountId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err18 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingStreet !== undefined) {
+        let data8 = data.MailingStreet;
+        if (typeof data8 === "string") {
+            if (func2(data8) > 255) {
+                const err20 = {
+                    instancePath: instancePath + "/MailingStreet",
+                    schemaPath: "#/properties/MailingStreet/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/MailingStreet",
+                schemaPath: "#/properties/MailingStreet/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingCity !== undefined) {
+        let data9 = data.MailingCity;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 40) {
+                const err22 = {
+                    instancePath: instancePath + "/MailingCity",
+                    schemaPath: "#/properties/MailingCity/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/MailingCity",
+                schemaPath: "#/properties/MailingCity/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingState !== undefined) {
+        let data10 = data.MailingState;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 80) {
+                const err24 = {
+                    instancePath: instancePath + "/MailingState",
+                    schemaPath: "#/properties/MailingState/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/MailingState",
+                schemaPath: "#/properties/MailingState/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingPostalCode !== undefined) {
+        let data11 = data.MailingPostalCode;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 20) {
+                const err26 = {
+                    instancePath: instancePath + "/MailingPostalCode",
+                    schemaPath: "#/properties/MailingPostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/MailingPostalCode",
+                schemaPath: "#/properties/MailingPostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingCountry !== undefined) {
+        let data12 = data.MailingCountry;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 80) {
+                const err28 = {
+                    instancePath: instancePath + "/MailingCountry",
+                    schemaPath: "#/properties/MailingCountry/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err29 = {
+                instancePath: instancePath + "/MailingCountry",
+                schemaPath: "#/properties/MailingCountry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err29];
+            }
+            else {
+                vErrors.push(err29);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data13 = data.Description;
+        if (typeof data13 === "string") {
+            if (func2(data13) > 32000) {
+                const err30 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err30];
+                }
+                else {
+                    vErrors.push(err30);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err31 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err31];
+            }
+            else {
+                vErrors.push(err31);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data14 = data.OwnerId;
+        if (typeof data14 === "string") {
+            if (!pattern8.test(data14)) {
+                const err32 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err32];
+                }
+                else {
+                    vErrors.push(err32);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err33 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err33];
+            }
+            else {
+                vErrors.push(err33);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err34];
+    }
+    else {
+        vErrors.push(err34);
+    }
+    errors++;
+} validate24.errors = vErrors; return errors === 0; }
+export const contacts__update = validate25;
+const schema26 = {
+    "$id": "contacts__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Email": { "type": "string", "format": "email", "maxLength": 80, "description": "Email address." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Business phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." },
+        "Title": { "type": "string", "maxLength": 128, "description": "Job title, e.g. CEO or Vice President." },
+        "Department": { "type": "string", "maxLength": 80, "description": "Department." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact's parent account."
+        },
+        "MailingStreet": { "type": "string", "maxLength": 255, "description": "Mailing street address." },
+        "MailingCity": { "type": "string", "maxLength": 40, "description": "Mailing city." },
+        "MailingState": { "type": "string", "maxLength": 80, "description": "Mailing state or province." },
+        "MailingPostalCode": { "type": "string", "maxLength": 20, "description": "Mailing postal code." },
+        "MailingCountry": { "type": "string", "maxLength": 80, "description": "Mailing country." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema26.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data1 = data.FirstName;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 40) {
+                const err4 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data2 = data.LastName;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 80) {
+                const err6 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+            if (func2(data2) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data3 = data.Email;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 80) {
+                const err9 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data3))) {
+                const err10 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data4 = data.Phone;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 40) {
+                const err12 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data5 = data.MobilePhone;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 40) {
+                const err14 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data6 = data.Title;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 128) {
+                const err16 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.Department !== undefined) {
+        let data7 = data.Department;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 80) {
+                const err18 = {
+                    instancePath: instancePath + "/Department",
+                    schemaPath: "#/properties/Department/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/Department",
+                schemaPath: "#/properties/Department/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data8 = data.AccountId;
+        if (typeof data8 === "string") {
+            if (!pattern8.test(data8)) {
+                const err20 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingStreet !== undefined) {
+        let data9 = data.MailingStreet;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 255) {
+                const err22 = {
+                    instancePath: instancePath + "/MailingStreet",
+                    schemaPath: "#/properties/MailingStreet/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/MailingStreet",
+                schemaPath: "#/properties/MailingStreet/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingCity !== undefined) {
+        let data10 = data.MailingCity;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 40) {
+                const err24 = {
+                    instancePath: instancePath + "/MailingCity",
+                    schemaPath: "#/properties/MailingCity/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/MailingCity",
+                schemaPath: "#/properties/MailingCity/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingState !== undefined) {
+        let data11 = data.MailingState;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 80) {
+                const err26 = {
+                    instancePath: instancePath + "/MailingState",
+                    schemaPath: "#/properties/MailingState/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/MailingState",
+                schemaPath: "#/properties/MailingState/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingPostalCode !== undefined) {
+        let data12 = data.MailingPostalCode;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 20) {
+                const err28 = {
+                    instancePath: instancePath + "/MailingPostalCode",
+                    schemaPath: "#/properties/MailingPostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err29 = {
+                instancePath: instancePath + "/MailingPostalCode",
+                schemaPath: "#/properties/MailingPostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err29];
+            }
+            else {
+                vErrors.push(err29);
+            }
+            errors++;
+        }
+    }
+    if (data.MailingCountry !== undefined) {
+        let data13 = data.MailingCountry;
+        if (typeof data13 === "string") {
+            if (func2(data13) > 80) {
+                const err30 = {
+                    instancePath: instancePath + "/MailingCountry",
+                    schemaPath: "#/properties/MailingCountry/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err30];
+                }
+                else {
+                    vErrors.push(err30);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err31 = {
+                instancePath: instancePath + "/MailingCountry",
+                schemaPath: "#/properties/MailingCountry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err31];
+            }
+            else {
+                vErrors.push(err31);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data14 = data.Description;
+        if (typeof data14 === "string") {
+            if (func2(data14) > 32000) {
+                const err32 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err32];
+                }
+                else {
+                    vErrors.push(err32);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err33 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err33];
+            }
+            else {
+                vErrors.push(err33);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data15 = data.OwnerId;
+        if (typeof data15 === "string") {
+            if (!pattern8.test(data15)) {
+                const err34 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err34];
+                }
+                else {
+                    vErrors.push(err34);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err35 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err35];
+            }
+            else {
+                vErrors.push(err35);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err36];
+    }
+    else {
+        vErrors.push(err36);
+    }
+    errors++;
+} validate25.errors = vErrors; return errors === 0; }
+export const contacts__delete = validate26;
+const schema27 = {
+    "$id": "contacts__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate26.errors = vErrors; return errors === 0; }
+export const leads__list = validate27;
+const schema28 = {
     "$id": "leads__list",
     "type": "object",
     "properties": {
@@ -2653,7 +4317,7 @@ const schema23 = {
     },
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -2809,9 +4473,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const leads__get = validate23;
-const schema24 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const leads__get = validate28;
+const schema29 = {
     "$id": "leads__get",
     "type": "object",
     "properties": {
@@ -2829,7 +4493,7 @@ const schema24 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2948,9 +4612,1887 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const opportunities__list = validate24;
-const schema25 = {
+} validate28.errors = vErrors; return errors === 0; }
+export const leads__api_search = validate29;
+const schema30 = {
+    "$id": "leads__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate29.errors = vErrors; return errors === 0; }
+export const leads__create = validate30;
+const schema31 = {
+    "$id": "leads__create",
+    "type": "object",
+    "properties": {
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Company": { "type": "string", "minLength": 1, "maxLength": 255, "description": "The lead's company." },
+        "Title": { "type": "string", "maxLength": 128, "description": "Job title." },
+        "Email": { "type": "string", "format": "email", "maxLength": 80, "description": "Email address." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." },
+        "Website": { "type": "string", "maxLength": 255, "description": "Website URL of the company." },
+        "Status": {
+            "type": "string",
+            "description": "Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values)."
+        },
+        "LeadSource": { "type": "string", "description": "Lead source picklist value, e.g. Web, Phone Inquiry." },
+        "Industry": { "type": "string", "description": "Industry picklist value, e.g. Agriculture." },
+        "Rating": { "type": "string", "description": "Rating picklist value, e.g. Hot, Warm, Cold." },
+        "AnnualRevenue": { "type": "number", "description": "Annual revenue of the lead's company." },
+        "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees at the lead's company." },
+        "Street": { "type": "string", "maxLength": 255, "description": "Street address." },
+        "City": { "type": "string", "maxLength": 40, "description": "City." },
+        "State": { "type": "string", "maxLength": 80, "description": "State or province." },
+        "PostalCode": { "type": "string", "maxLength": 20, "description": "Postal code." },
+        "Country": { "type": "string", "maxLength": 80, "description": "Country." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["LastName", "Company"],
+    "additionalProperties": false
+};
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.LastName === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "LastName" },
+            message: "must have required property '" + "LastName" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.Company === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Company" },
+            message: "must have required property '" + "Company" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema31.properties, key0))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data0 = data.FirstName;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 40) {
+                const err3 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data1 = data.LastName;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 80) {
+                const err5 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err6 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.Company !== undefined) {
+        let data2 = data.Company;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 255) {
+                const err8 = {
+                    instancePath: instancePath + "/Company",
+                    schemaPath: "#/properties/Company/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+            if (func2(data2) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/Company",
+                    schemaPath: "#/properties/Company/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/Company",
+                schemaPath: "#/properties/Company/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data3 = data.Title;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 128) {
+                const err11 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data4 = data.Email;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 80) {
+                const err13 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data4))) {
+                const err14 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data5 = data.Phone;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 40) {
+                const err16 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data6 = data.MobilePhone;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 40) {
+                const err18 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.Website !== undefined) {
+        let data7 = data.Website;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 255) {
+                const err20 = {
+                    instancePath: instancePath + "/Website",
+                    schemaPath: "#/properties/Website/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/Website",
+                schemaPath: "#/properties/Website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err22 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.LeadSource !== undefined) {
+        if (typeof data.LeadSource !== "string") {
+            const err23 = {
+                instancePath: instancePath + "/LeadSource",
+                schemaPath: "#/properties/LeadSource/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.Industry !== undefined) {
+        if (typeof data.Industry !== "string") {
+            const err24 = {
+                instancePath: instancePath + "/Industry",
+                schemaPath: "#/properties/Industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
+    if (data.Rating !== undefined) {
+        if (typeof data.Rating !== "string") {
+            const err25 = {
+                instancePath: instancePath + "/Rating",
+                schemaPath: "#/properties/Rating/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.AnnualRevenue !== undefined) {
+        if (!(typeof data.AnnualRevenue == "number")) {
+            const err26 = {
+                instancePath: instancePath + "/AnnualRevenue",
+                schemaPath: "#/properties/AnnualRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err26];
+            }
+            else {
+                vErrors.push(err26);
+            }
+            errors++;
+        }
+    }
+    if (data.NumberOfEmployees !== undefined) {
+        let data13 = data.NumberOfEmployees;
+        if (!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))) {
+            const err27 = {
+                instancePath: instancePath + "/NumberOfEmployees",
+                schemaPath: "#/properties/NumberOfEmployees/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+        if (typeof data13 == "number") {
+            if (data13 < 0 || isNaN(data13)) {
+                const err28 = {
+                    instancePath: instancePath + "/NumberOfEmployees",
+                    schemaPath: "#/properties/NumberOfEmployees/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.Street !== undefined) {
+        let data14 = data.Street;
+        if (typeof data14 === "string") {
+            if (func2(data14) > 255) {
+                const err29 = {
+                    instancePath: instancePath + "/Street",
+                    schemaPath: "#/properties/Street/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err29];
+                }
+                else {
+                    vErrors.push(err29);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err30 = {
+                instancePath: instancePath + "/Street",
+                schemaPath: "#/properties/Street/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err30];
+            }
+            else {
+                vErrors.push(err30);
+            }
+            errors++;
+        }
+    }
+    if (data.City !== undefined) {
+        let data15 = data.City;
+        if (typeof data15 === "string") {
+            if (func2(data15) > 40) {
+                const err31 = {
+                    instancePath: instancePath + "/City",
+                    schemaPath: "#/properties/City/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err31];
+                }
+                else {
+                    vErrors.push(err31);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err32 = {
+                instancePath: instancePath + "/City",
+                schemaPath: "#/properties/City/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err32];
+            }
+            else {
+                vErrors.push(err32);
+            }
+            errors++;
+        }
+    }
+    if (data.State !== undefined) {
+        let data16 = data.State;
+        if (typeof data16 === "string") {
+            if (func2(data16) > 80) {
+                const err33 = {
+                    instancePath: instancePath + "/State",
+                    schemaPath: "#/properties/State/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err33];
+                }
+                else {
+                    vErrors.push(err33);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err34 = {
+                instancePath: instancePath + "/State",
+                schemaPath: "#/properties/State/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err34];
+            }
+            else {
+                vErrors.push(err34);
+            }
+            errors++;
+        }
+    }
+    if (data.PostalCode !== undefined) {
+        let data17 = data.PostalCode;
+        if (typeof data17 === "string") {
+            if (func2(data17) > 20) {
+                const err35 = {
+                    instancePath: instancePath + "/PostalCode",
+                    schemaPath: "#/properties/PostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err35];
+                }
+                else {
+                    vErrors.push(err35);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err36 = {
+                instancePath: instancePath + "/PostalCode",
+                schemaPath: "#/properties/PostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err36];
+            }
+            else {
+                vErrors.push(err36);
+            }
+            errors++;
+        }
+    }
+    if (data.Country !== undefined) {
+        let data18 = data.Country;
+        if (typeof data18 === "string") {
+            if (func2(data18) > 80) {
+                const err37 = {
+                    instancePath: instancePath + "/Country",
+                    schemaPath: "#/properties/Country/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err37];
+                }
+                else {
+                    vErrors.push(err37);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err38 = {
+                instancePath: instancePath + "/Country",
+                schemaPath: "#/properties/Country/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err38];
+            }
+            else {
+                vErrors.push(err38);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data19 = data.Description;
+        if (typeof data19 === "string") {
+            if (func2(data19) > 32000) {
+                const err39 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err39];
+                }
+                else {
+                    vErrors.push(err39);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err40 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err40];
+            }
+            else {
+                vErrors.push(err40);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data20 = data.OwnerId;
+        if (typeof data20 === "string") {
+            if (!pattern8.test(data20)) {
+                const err41 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err41];
+                }
+                else {
+                    vErrors.push(err41);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err42 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err42];
+            }
+            else {
+                vErrors.push(err42);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err43 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err43];
+    }
+    else {
+        vErrors.push(err43);
+    }
+    errors++;
+} validate30.errors = vErrors; return errors === 0; }
+export const leads__update = validate31;
+const schema32 = {
+    "$id": "leads__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Company": { "type": "string", "minLength": 1, "maxLength": 255, "description": "The lead's company." },
+        "Title": { "type": "string", "maxLength": 128, "description": "Job title." },
+        "Email": { "type": "string", "format": "email", "maxLength": 80, "description": "Email address." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." },
+        "Website": { "type": "string", "maxLength": 255, "description": "Website URL of the company." },
+        "Status": {
+            "type": "string",
+            "description": "Status picklist value, e.g. Open - Not Contacted, Working - Contacted (the org's LeadStatus values)."
+        },
+        "LeadSource": { "type": "string", "description": "Lead source picklist value, e.g. Web, Phone Inquiry." },
+        "Industry": { "type": "string", "description": "Industry picklist value, e.g. Agriculture." },
+        "Rating": { "type": "string", "description": "Rating picklist value, e.g. Hot, Warm, Cold." },
+        "AnnualRevenue": { "type": "number", "description": "Annual revenue of the lead's company." },
+        "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees at the lead's company." },
+        "Street": { "type": "string", "maxLength": 255, "description": "Street address." },
+        "City": { "type": "string", "maxLength": 40, "description": "City." },
+        "State": { "type": "string", "maxLength": 80, "description": "State or province." },
+        "PostalCode": { "type": "string", "maxLength": 20, "description": "Postal code." },
+        "Country": { "type": "string", "maxLength": 80, "description": "Country." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema32.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data1 = data.FirstName;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 40) {
+                const err4 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data2 = data.LastName;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 80) {
+                const err6 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+            if (func2(data2) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.Company !== undefined) {
+        let data3 = data.Company;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 255) {
+                const err9 = {
+                    instancePath: instancePath + "/Company",
+                    schemaPath: "#/properties/Company/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (func2(data3) < 1) {
+                const err10 = {
+                    instancePath: instancePath + "/Company",
+                    schemaPath: "#/properties/Company/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/Company",
+                schemaPath: "#/properties/Company/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data4 = data.Title;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 128) {
+                const err12 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data5 = data.Email;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 80) {
+                const err14 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data5))) {
+                const err15 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data6 = data.Phone;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 40) {
+                const err17 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data7 = data.MobilePhone;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 40) {
+                const err19 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.Website !== undefined) {
+        let data8 = data.Website;
+        if (typeof data8 === "string") {
+            if (func2(data8) > 255) {
+                const err21 = {
+                    instancePath: instancePath + "/Website",
+                    schemaPath: "#/properties/Website/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err22 = {
+                instancePath: instancePath + "/Website",
+                schemaPath: "#/properties/Website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err23 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.LeadSource !== undefined) {
+        if (typeof data.LeadSource !== "string") {
+            const err24 = {
+                instancePath: instancePath + "/LeadSource",
+                schemaPath: "#/properties/LeadSource/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
+    if (data.Industry !== undefined) {
+        if (typeof data.Industry !== "string") {
+            const err25 = {
+                instancePath: instancePath + "/Industry",
+                schemaPath: "#/properties/Industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.Rating !== undefined) {
+        if (typeof data.Rating !== "string") {
+            const err26 = {
+                instancePath: instancePath + "/Rating",
+                schemaPath: "#/properties/Rating/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err26];
+            }
+            else {
+                vErrors.push(err26);
+            }
+            errors++;
+        }
+    }
+    if (data.AnnualRevenue !== undefined) {
+        if (!(typeof data.AnnualRevenue == "number")) {
+            const err27 = {
+                instancePath: instancePath + "/AnnualRevenue",
+                schemaPath: "#/properties/AnnualRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+    if (data.NumberOfEmployees !== undefined) {
+        let data14 = data.NumberOfEmployees;
+        if (!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))) {
+            const err28 = {
+                instancePath: instancePath + "/NumberOfEmployees",
+                schemaPath: "#/properties/NumberOfEmployees/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err28];
+            }
+            else {
+                vErrors.push(err28);
+            }
+            errors++;
+        }
+        if (typeof data14 == "number") {
+            if (data14 < 0 || isNaN(data14)) {
+                const err29 = {
+                    instancePath: instancePath + "/NumberOfEmployees",
+                    schemaPath: "#/properties/NumberOfEmployees/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err29];
+                }
+                else {
+                    vErrors.push(err29);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.Street !== undefined) {
+        let data15 = data.Street;
+        if (typeof data15 === "string") {
+            if (func2(data15) > 255) {
+                const err30 = {
+                    instancePath: instancePath + "/Street",
+                    schemaPath: "#/properties/Street/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err30];
+                }
+                else {
+                    vErrors.push(err30);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err31 = {
+                instancePath: instancePath + "/Street",
+                schemaPath: "#/properties/Street/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err31];
+            }
+            else {
+                vErrors.push(err31);
+            }
+            errors++;
+        }
+    }
+    if (data.City !== undefined) {
+        let data16 = data.City;
+        if (typeof data16 === "string") {
+            if (func2(data16) > 40) {
+                const err32 = {
+                    instancePath: instancePath + "/City",
+                    schemaPath: "#/properties/City/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err32];
+                }
+                else {
+                    vErrors.push(err32);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err33 = {
+                instancePath: instancePath + "/City",
+                schemaPath: "#/properties/City/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err33];
+            }
+            else {
+                vErrors.push(err33);
+            }
+            errors++;
+        }
+    }
+    if (data.State !== undefined) {
+        let data17 = data.State;
+        if (typeof data17 === "string") {
+            if (func2(data17) > 80) {
+                const err34 = {
+                    instancePath: instancePath + "/State",
+                    schemaPath: "#/properties/State/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err34];
+                }
+                else {
+                    vErrors.push(err34);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err35 = {
+                instancePath: instancePath + "/State",
+                schemaPath: "#/properties/State/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err35];
+            }
+            else {
+                vErrors.push(err35);
+            }
+            errors++;
+        }
+    }
+    if (data.PostalCode !== undefined) {
+        let data18 = data.PostalCode;
+        if (typeof data18 === "string") {
+            if (func2(data18) > 20) {
+                const err36 = {
+                    instancePath: instancePath + "/PostalCode",
+                    schemaPath: "#/properties/PostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err36];
+                }
+                else {
+                    vErrors.push(err36);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err37 = {
+                instancePath: instancePath + "/PostalCode",
+                schemaPath: "#/properties/PostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err37];
+            }
+            else {
+                vErrors.push(err37);
+            }
+            errors++;
+        }
+    }
+    if (data.Country !== undefined) {
+        let data19 = data.Country;
+        if (typeof data19 === "string") {
+            if (func2(data19) > 80) {
+                const err38 = {
+                    instancePath: instancePath + "/Country",
+                    schemaPath: "#/properties/Country/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err38];
+                }
+                else {
+                    vErrors.push(err38);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err39 = {
+                instancePath: instancePath + "/Country",
+                schemaPath: "#/properties/Country/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err39];
+            }
+            else {
+                vErrors.push(err39);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data20 = data.Description;
+        if (typeof data20 === "string") {
+            if (func2(data20) > 32000) {
+                const err40 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err40];
+                }
+                else {
+                    vErrors.push(err40);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err41 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err41];
+            }
+            else {
+                vErrors.push(err41);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data21 = data.OwnerId;
+        if (typeof data21 === "string") {
+            if (!pattern8.test(data21)) {
+                const err42 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err42];
+                }
+                else {
+                    vErrors.push(err42);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err43 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err43];
+            }
+            else {
+                vErrors.push(err43);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err44 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err44];
+    }
+    else {
+        vErrors.push(err44);
+    }
+    errors++;
+} validate31.errors = vErrors; return errors === 0; }
+export const leads__delete = validate32;
+const schema33 = {
+    "$id": "leads__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate32.errors = vErrors; return errors === 0; }
+export const opportunities__list = validate33;
+const schema34 = {
     "$id": "opportunities__list",
     "type": "object",
     "properties": {
@@ -2975,7 +6517,7 @@ const schema25 = {
     },
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -3131,9 +6673,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const opportunities__get = validate25;
-const schema26 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const opportunities__get = validate34;
+const schema35 = {
     "$id": "opportunities__get",
     "type": "object",
     "properties": {
@@ -3151,7 +6693,7 @@ const schema26 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3270,9 +6812,1342 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const tasks__list = validate26;
-const schema27 = {
+} validate34.errors = vErrors; return errors === 0; }
+export const opportunities__api_search = validate35;
+const schema36 = {
+    "$id": "opportunities__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate35.errors = vErrors; return errors === 0; }
+export const opportunities__create = validate36;
+const schema37 = {
+    "$id": "opportunities__create",
+    "type": "object",
+    "properties": {
+        "Name": { "type": "string", "minLength": 1, "maxLength": 120, "description": "Opportunity name." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the account the opportunity is for."
+        },
+        "StageName": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel)."
+        },
+        "CloseDate": { "type": "string", "format": "date", "description": "Expected close date, YYYY-MM-DD." },
+        "Amount": { "type": "number", "description": "Estimated total sale amount." },
+        "Probability": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 100,
+            "description": "Likelihood of closing, in percent (0 to 100); defaults to the stage's probability."
+        },
+        "Type": {
+            "type": "string",
+            "description": "Type picklist value, e.g. New Customer, Existing Customer - Upgrade."
+        },
+        "LeadSource": { "type": "string", "description": "Lead source picklist value, e.g. Web." },
+        "NextStep": { "type": "string", "maxLength": 255, "description": "Next step toward closing." },
+        "CampaignId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the campaign that generated the opportunity."
+        },
+        "ForecastCategoryName": {
+            "type": "string",
+            "description": "Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage)."
+        },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["Name", "StageName", "CloseDate"],
+    "additionalProperties": false
+};
+const formats8 = require("ajv-formats/dist/formats").fullFormats.date;
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.Name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Name" },
+            message: "must have required property '" + "Name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.StageName === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "StageName" },
+            message: "must have required property '" + "StageName" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.CloseDate === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "CloseDate" },
+            message: "must have required property '" + "CloseDate" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema37.properties, key0))) {
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Name !== undefined) {
+        let data0 = data.Name;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 120) {
+                const err4 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 120 },
+                    message: "must NOT have more than 120 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func2(data0) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data1 = data.AccountId;
+        if (typeof data1 === "string") {
+            if (!pattern8.test(data1)) {
+                const err7 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.StageName !== undefined) {
+        let data2 = data.StageName;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/StageName",
+                    schemaPath: "#/properties/StageName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/StageName",
+                schemaPath: "#/properties/StageName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.CloseDate !== undefined) {
+        let data3 = data.CloseDate;
+        if (typeof data3 === "string") {
+            if (!(formats8.validate(data3))) {
+                const err11 = {
+                    instancePath: instancePath + "/CloseDate",
+                    schemaPath: "#/properties/CloseDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/CloseDate",
+                schemaPath: "#/properties/CloseDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.Amount !== undefined) {
+        if (!(typeof data.Amount == "number")) {
+            const err13 = {
+                instancePath: instancePath + "/Amount",
+                schemaPath: "#/properties/Amount/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Probability !== undefined) {
+        let data5 = data.Probability;
+        if (typeof data5 == "number") {
+            if (data5 > 100 || isNaN(data5)) {
+                const err14 = {
+                    instancePath: instancePath + "/Probability",
+                    schemaPath: "#/properties/Probability/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+            if (data5 < 0 || isNaN(data5)) {
+                const err15 = {
+                    instancePath: instancePath + "/Probability",
+                    schemaPath: "#/properties/Probability/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/Probability",
+                schemaPath: "#/properties/Probability/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.LeadSource !== undefined) {
+        if (typeof data.LeadSource !== "string") {
+            const err18 = {
+                instancePath: instancePath + "/LeadSource",
+                schemaPath: "#/properties/LeadSource/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.NextStep !== undefined) {
+        let data8 = data.NextStep;
+        if (typeof data8 === "string") {
+            if (func2(data8) > 255) {
+                const err19 = {
+                    instancePath: instancePath + "/NextStep",
+                    schemaPath: "#/properties/NextStep/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/NextStep",
+                schemaPath: "#/properties/NextStep/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.CampaignId !== undefined) {
+        let data9 = data.CampaignId;
+        if (typeof data9 === "string") {
+            if (!pattern8.test(data9)) {
+                const err21 = {
+                    instancePath: instancePath + "/CampaignId",
+                    schemaPath: "#/properties/CampaignId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err22 = {
+                instancePath: instancePath + "/CampaignId",
+                schemaPath: "#/properties/CampaignId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.ForecastCategoryName !== undefined) {
+        if (typeof data.ForecastCategoryName !== "string") {
+            const err23 = {
+                instancePath: instancePath + "/ForecastCategoryName",
+                schemaPath: "#/properties/ForecastCategoryName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data11 = data.Description;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 32000) {
+                const err24 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data12 = data.OwnerId;
+        if (typeof data12 === "string") {
+            if (!pattern8.test(data12)) {
+                const err26 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err28];
+    }
+    else {
+        vErrors.push(err28);
+    }
+    errors++;
+} validate36.errors = vErrors; return errors === 0; }
+export const opportunities__update = validate37;
+const schema38 = {
+    "$id": "opportunities__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Name": { "type": "string", "minLength": 1, "maxLength": 120, "description": "Opportunity name." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the account the opportunity is for."
+        },
+        "StageName": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Stage picklist value, e.g. Prospecting or Closed Won (see opportunity_stages, MasterLabel)."
+        },
+        "CloseDate": { "type": "string", "format": "date", "description": "Expected close date, YYYY-MM-DD." },
+        "Amount": { "type": "number", "description": "Estimated total sale amount." },
+        "Probability": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 100,
+            "description": "Likelihood of closing, in percent (0 to 100); defaults to the stage's probability."
+        },
+        "Type": {
+            "type": "string",
+            "description": "Type picklist value, e.g. New Customer, Existing Customer - Upgrade."
+        },
+        "LeadSource": { "type": "string", "description": "Lead source picklist value, e.g. Web." },
+        "NextStep": { "type": "string", "maxLength": 255, "description": "Next step toward closing." },
+        "CampaignId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the campaign that generated the opportunity."
+        },
+        "ForecastCategoryName": {
+            "type": "string",
+            "description": "Forecast category, e.g. Pipeline, Best Case, Commit, Omitted, Closed (defaults from the stage)."
+        },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema38.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Name !== undefined) {
+        let data1 = data.Name;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 120) {
+                const err4 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 120 },
+                    message: "must NOT have more than 120 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data2 = data.AccountId;
+        if (typeof data2 === "string") {
+            if (!pattern8.test(data2)) {
+                const err7 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.StageName !== undefined) {
+        let data3 = data.StageName;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/StageName",
+                    schemaPath: "#/properties/StageName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/StageName",
+                schemaPath: "#/properties/StageName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.CloseDate !== undefined) {
+        let data4 = data.CloseDate;
+        if (typeof data4 === "string") {
+            if (!(formats8.validate(data4))) {
+                const err11 = {
+                    instancePath: instancePath + "/CloseDate",
+                    schemaPath: "#/properties/CloseDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/CloseDate",
+                schemaPath: "#/properties/CloseDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.Amount !== undefined) {
+        if (!(typeof data.Amount == "number")) {
+            const err13 = {
+                instancePath: instancePath + "/Amount",
+                schemaPath: "#/properties/Amount/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Probability !== undefined) {
+        let data6 = data.Probability;
+        if (typeof data6 == "number") {
+            if (data6 > 100 || isNaN(data6)) {
+                const err14 = {
+                    instancePath: instancePath + "/Probability",
+                    schemaPath: "#/properties/Probability/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+            if (data6 < 0 || isNaN(data6)) {
+                const err15 = {
+                    instancePath: instancePath + "/Probability",
+                    schemaPath: "#/properties/Probability/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/Probability",
+                schemaPath: "#/properties/Probability/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.LeadSource !== undefined) {
+        if (typeof data.LeadSource !== "string") {
+            const err18 = {
+                instancePath: instancePath + "/LeadSource",
+                schemaPath: "#/properties/LeadSource/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.NextStep !== undefined) {
+        let data9 = data.NextStep;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 255) {
+                const err19 = {
+                    instancePath: instancePath + "/NextStep",
+                    schemaPath: "#/properties/NextStep/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/NextStep",
+                schemaPath: "#/properties/NextStep/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.CampaignId !== undefined) {
+        let data10 = data.CampaignId;
+        if (typeof data10 === "string") {
+            if (!pattern8.test(data10)) {
+                const err21 = {
+                    instancePath: instancePath + "/CampaignId",
+                    schemaPath: "#/properties/CampaignId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err22 = {
+                instancePath: instancePath + "/CampaignId",
+                schemaPath: "#/properties/CampaignId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.ForecastCategoryName !== undefined) {
+        if (typeof data.ForecastCategoryName !== "string") {
+            const err23 = {
+                instancePath: instancePath + "/ForecastCategoryName",
+                schemaPath: "#/properties/ForecastCategoryName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data12 = data.Description;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 32000) {
+                const err24 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data13 = data.OwnerId;
+        if (typeof data13 === "string") {
+            if (!pattern8.test(data13)) {
+                const err26 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err28];
+    }
+    else {
+        vErrors.push(err28);
+    }
+    errors++;
+} validate37.errors = vErrors; return errors === 0; }
+export const opportunities__delete = validate38;
+const schema39 = {
+    "$id": "opportunities__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate38.errors = vErrors; return errors === 0; }
+export const tasks__list = validate39;
+const schema40 = {
     "$id": "tasks__list",
     "type": "object",
     "properties": {
@@ -3297,7 +8172,7 @@ const schema27 = {
     },
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -3453,9 +8328,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const tasks__get = validate27;
-const schema28 = {
+} validate39.errors = vErrors; return errors === 0; }
+export const tasks__get = validate40;
+const schema41 = {
     "$id": "tasks__get",
     "type": "object",
     "properties": {
@@ -3473,7 +8348,7 @@ const schema28 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3592,9 +8467,1055 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const events__list = validate28;
-const schema29 = {
+} validate40.errors = vErrors; return errors === 0; }
+export const tasks__api_search = validate41;
+const schema42 = {
+    "$id": "tasks__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate41.errors = vErrors; return errors === 0; }
+export const tasks__create = validate42;
+const schema43 = {
+    "$id": "tasks__create",
+    "type": "object",
+    "properties": {
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject, e.g. Call or Send Letter." },
+        "Status": { "type": "string", "description": "Status picklist value, e.g. Not Started, In Progress, Completed." },
+        "Priority": { "type": "string", "description": "Priority picklist value, e.g. High, Normal, Low." },
+        "ActivityDate": { "type": "string", "format": "date", "description": "Due date, YYYY-MM-DD." },
+        "WhoId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact or lead the task is about."
+        },
+        "WhatId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related record (account, opportunity, case, campaign or custom object)."
+        },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Call, Email, Meeting." },
+        "IsReminderSet": { "type": "boolean", "description": "Whether a reminder is set (give ReminderDateTime)." },
+        "ReminderDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user or queue the task is assigned to; defaults to the caller."
+        }
+    },
+    "additionalProperties": false
+};
+const formats14 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(func4.call(schema43.properties, key0))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data0 = data.Subject;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 255) {
+                const err1 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err3 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Priority !== undefined) {
+        if (typeof data.Priority !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/Priority",
+                schemaPath: "#/properties/Priority/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.ActivityDate !== undefined) {
+        let data3 = data.ActivityDate;
+        if (typeof data3 === "string") {
+            if (!(formats8.validate(data3))) {
+                const err5 = {
+                    instancePath: instancePath + "/ActivityDate",
+                    schemaPath: "#/properties/ActivityDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/ActivityDate",
+                schemaPath: "#/properties/ActivityDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.WhoId !== undefined) {
+        let data4 = data.WhoId;
+        if (typeof data4 === "string") {
+            if (!pattern8.test(data4)) {
+                const err7 = {
+                    instancePath: instancePath + "/WhoId",
+                    schemaPath: "#/properties/WhoId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/WhoId",
+                schemaPath: "#/properties/WhoId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.WhatId !== undefined) {
+        let data5 = data.WhatId;
+        if (typeof data5 === "string") {
+            if (!pattern8.test(data5)) {
+                const err9 = {
+                    instancePath: instancePath + "/WhatId",
+                    schemaPath: "#/properties/WhatId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/WhatId",
+                schemaPath: "#/properties/WhatId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data6 = data.Description;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 32000) {
+                const err11 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err13 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.IsReminderSet !== undefined) {
+        if (typeof data.IsReminderSet !== "boolean") {
+            const err14 = {
+                instancePath: instancePath + "/IsReminderSet",
+                schemaPath: "#/properties/IsReminderSet/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.ReminderDateTime !== undefined) {
+        let data9 = data.ReminderDateTime;
+        if (typeof data9 === "string") {
+            if (!(formats14.validate(data9))) {
+                const err15 = {
+                    instancePath: instancePath + "/ReminderDateTime",
+                    schemaPath: "#/properties/ReminderDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/ReminderDateTime",
+                schemaPath: "#/properties/ReminderDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data10 = data.OwnerId;
+        if (typeof data10 === "string") {
+            if (!pattern8.test(data10)) {
+                const err17 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err19];
+    }
+    else {
+        vErrors.push(err19);
+    }
+    errors++;
+} validate42.errors = vErrors; return errors === 0; }
+export const tasks__update = validate43;
+const schema44 = {
+    "$id": "tasks__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject, e.g. Call or Send Letter." },
+        "Status": { "type": "string", "description": "Status picklist value, e.g. Not Started, In Progress, Completed." },
+        "Priority": { "type": "string", "description": "Priority picklist value, e.g. High, Normal, Low." },
+        "ActivityDate": { "type": "string", "format": "date", "description": "Due date, YYYY-MM-DD." },
+        "WhoId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact or lead the task is about."
+        },
+        "WhatId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related record (account, opportunity, case, campaign or custom object)."
+        },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Call, Email, Meeting." },
+        "IsReminderSet": { "type": "boolean", "description": "Whether a reminder is set (give ReminderDateTime)." },
+        "ReminderDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the reminder fires, ISO 8601 with a zone, e.g. 2024-04-02T08:00:00Z."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user or queue the task is assigned to; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema44.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data1 = data.Subject;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 255) {
+                const err4 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Priority !== undefined) {
+        if (typeof data.Priority !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/Priority",
+                schemaPath: "#/properties/Priority/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.ActivityDate !== undefined) {
+        let data4 = data.ActivityDate;
+        if (typeof data4 === "string") {
+            if (!(formats8.validate(data4))) {
+                const err8 = {
+                    instancePath: instancePath + "/ActivityDate",
+                    schemaPath: "#/properties/ActivityDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/ActivityDate",
+                schemaPath: "#/properties/ActivityDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.WhoId !== undefined) {
+        let data5 = data.WhoId;
+        if (typeof data5 === "string") {
+            if (!pattern8.test(data5)) {
+                const err10 = {
+                    instancePath: instancePath + "/WhoId",
+                    schemaPath: "#/properties/WhoId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/WhoId",
+                schemaPath: "#/properties/WhoId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.WhatId !== undefined) {
+        let data6 = data.WhatId;
+        if (typeof data6 === "string") {
+            if (!pattern8.test(data6)) {
+                const err12 = {
+                    instancePath: instancePath + "/WhatId",
+                    schemaPath: "#/properties/WhatId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/WhatId",
+                schemaPath: "#/properties/WhatId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data7 = data.Description;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 32000) {
+                const err14 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err16 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.IsReminderSet !== undefined) {
+        if (typeof data.IsReminderSet !== "boolean") {
+            const err17 = {
+                instancePath: instancePath + "/IsReminderSet",
+                schemaPath: "#/properties/IsReminderSet/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.ReminderDateTime !== undefined) {
+        let data10 = data.ReminderDateTime;
+        if (typeof data10 === "string") {
+            if (!(formats14.validate(data10))) {
+                const err18 = {
+                    instancePath: instancePath + "/ReminderDateTime",
+                    schemaPath: "#/properties/ReminderDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/ReminderDateTime",
+                schemaPath: "#/properties/ReminderDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data11 = data.OwnerId;
+        if (typeof data11 === "string") {
+            if (!pattern8.test(data11)) {
+                const err20 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err22];
+    }
+    else {
+        vErrors.push(err22);
+    }
+    errors++;
+} validate43.errors = vErrors; return errors === 0; }
+export const tasks__delete = validate44;
+const schema45 = {
+    "$id": "tasks__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate44.errors = vErrors; return errors === 0; }
+export const events__list = validate45;
+const schema46 = {
     "$id": "events__list",
     "type": "object",
     "properties": {
@@ -3619,7 +9540,7 @@ const schema29 = {
     },
     "additionalProperties": false
 };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -3775,9 +9696,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const events__get = validate29;
-const schema30 = {
+} validate45.errors = vErrors; return errors === 0; }
+export const events__get = validate46;
+const schema47 = {
     "$id": "events__get",
     "type": "object",
     "properties": {
@@ -3795,7 +9716,7 @@ const schema30 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3914,9 +9835,1158 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const campaigns__list = validate30;
-const schema31 = {
+} validate46.errors = vErrors; return errors === 0; }
+export const events__api_search = validate47;
+const schema48 = {
+    "$id": "events__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate47.errors = vErrors; return errors === 0; }
+export const events__create = validate48;
+const schema49 = {
+    "$id": "events__create",
+    "type": "object",
+    "properties": {
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject, e.g. Meeting." },
+        "StartDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z."
+        },
+        "EndDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event."
+        },
+        "DurationInMinutes": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Length in minutes; give it or EndDateTime for a timed event."
+        },
+        "Location": { "type": "string", "maxLength": 255, "description": "Location." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "WhoId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact or lead the event is about."
+        },
+        "WhatId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related record (account, opportunity, case, campaign or custom object)."
+        },
+        "IsAllDayEvent": {
+            "type": "boolean",
+            "description": "Whether the event lasts all day (the time part of StartDateTime is then ignored)."
+        },
+        "ShowAs": {
+            "type": "string",
+            "description": "How the time shows in the owner's calendar: Busy, OutOfOffice or Free."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user the event is assigned to; defaults to the caller."
+        }
+    },
+    "additionalProperties": false
+};
+function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(func4.call(schema49.properties, key0))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data0 = data.Subject;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 255) {
+                const err1 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.StartDateTime !== undefined) {
+        let data1 = data.StartDateTime;
+        if (typeof data1 === "string") {
+            if (!(formats14.validate(data1))) {
+                const err3 = {
+                    instancePath: instancePath + "/StartDateTime",
+                    schemaPath: "#/properties/StartDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/StartDateTime",
+                schemaPath: "#/properties/StartDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.EndDateTime !== undefined) {
+        let data2 = data.EndDateTime;
+        if (typeof data2 === "string") {
+            if (!(formats14.validate(data2))) {
+                const err5 = {
+                    instancePath: instancePath + "/EndDateTime",
+                    schemaPath: "#/properties/EndDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/EndDateTime",
+                schemaPath: "#/properties/EndDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.DurationInMinutes !== undefined) {
+        let data3 = data.DurationInMinutes;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err7 = {
+                instancePath: instancePath + "/DurationInMinutes",
+                schemaPath: "#/properties/DurationInMinutes/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+        if (typeof data3 == "number") {
+            if (data3 < 0 || isNaN(data3)) {
+                const err8 = {
+                    instancePath: instancePath + "/DurationInMinutes",
+                    schemaPath: "#/properties/DurationInMinutes/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.Location !== undefined) {
+        let data4 = data.Location;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 255) {
+                const err9 = {
+                    instancePath: instancePath + "/Location",
+                    schemaPath: "#/properties/Location/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/Location",
+                schemaPath: "#/properties/Location/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data5 = data.Description;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 32000) {
+                const err11 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.WhoId !== undefined) {
+        let data6 = data.WhoId;
+        if (typeof data6 === "string") {
+            if (!pattern8.test(data6)) {
+                const err13 = {
+                    instancePath: instancePath + "/WhoId",
+                    schemaPath: "#/properties/WhoId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/WhoId",
+                schemaPath: "#/properties/WhoId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.WhatId !== undefined) {
+        let data7 = data.WhatId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err15 = {
+                    instancePath: instancePath + "/WhatId",
+                    schemaPath: "#/properties/WhatId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/WhatId",
+                schemaPath: "#/properties/WhatId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.IsAllDayEvent !== undefined) {
+        if (typeof data.IsAllDayEvent !== "boolean") {
+            const err17 = {
+                instancePath: instancePath + "/IsAllDayEvent",
+                schemaPath: "#/properties/IsAllDayEvent/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.ShowAs !== undefined) {
+        if (typeof data.ShowAs !== "string") {
+            const err18 = {
+                instancePath: instancePath + "/ShowAs",
+                schemaPath: "#/properties/ShowAs/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data10 = data.OwnerId;
+        if (typeof data10 === "string") {
+            if (!pattern8.test(data10)) {
+                const err19 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err21];
+    }
+    else {
+        vErrors.push(err21);
+    }
+    errors++;
+} validate48.errors = vErrors; return errors === 0; }
+export const events__update = validate49;
+const schema50 = {
+    "$id": "events__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject, e.g. Meeting." },
+        "StartDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Start, ISO 8601 with a zone, e.g. 2024-04-10T14:00:00Z."
+        },
+        "EndDateTime": {
+            "type": "string",
+            "format": "date-time",
+            "description": "End, ISO 8601 with a zone; give it or DurationInMinutes for a timed event."
+        },
+        "DurationInMinutes": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Length in minutes; give it or EndDateTime for a timed event."
+        },
+        "Location": { "type": "string", "maxLength": 255, "description": "Location." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "WhoId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the contact or lead the event is about."
+        },
+        "WhatId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related record (account, opportunity, case, campaign or custom object)."
+        },
+        "IsAllDayEvent": {
+            "type": "boolean",
+            "description": "Whether the event lasts all day (the time part of StartDateTime is then ignored)."
+        },
+        "ShowAs": {
+            "type": "string",
+            "description": "How the time shows in the owner's calendar: Busy, OutOfOffice or Free."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user the event is assigned to; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema50.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data1 = data.Subject;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 255) {
+                const err4 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.StartDateTime !== undefined) {
+        let data2 = data.StartDateTime;
+        if (typeof data2 === "string") {
+            if (!(formats14.validate(data2))) {
+                const err6 = {
+                    instancePath: instancePath + "/StartDateTime",
+                    schemaPath: "#/properties/StartDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/StartDateTime",
+                schemaPath: "#/properties/StartDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.EndDateTime !== undefined) {
+        let data3 = data.EndDateTime;
+        if (typeof data3 === "string") {
+            if (!(formats14.validate(data3))) {
+                const err8 = {
+                    instancePath: instancePath + "/EndDateTime",
+                    schemaPath: "#/properties/EndDateTime/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/EndDateTime",
+                schemaPath: "#/properties/EndDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.DurationInMinutes !== undefined) {
+        let data4 = data.DurationInMinutes;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err10 = {
+                instancePath: instancePath + "/DurationInMinutes",
+                schemaPath: "#/properties/DurationInMinutes/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+        if (typeof data4 == "number") {
+            if (data4 < 0 || isNaN(data4)) {
+                const err11 = {
+                    instancePath: instancePath + "/DurationInMinutes",
+                    schemaPath: "#/properties/DurationInMinutes/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.Location !== undefined) {
+        let data5 = data.Location;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 255) {
+                const err12 = {
+                    instancePath: instancePath + "/Location",
+                    schemaPath: "#/properties/Location/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/Location",
+                schemaPath: "#/properties/Location/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data6 = data.Description;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 32000) {
+                const err14 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.WhoId !== undefined) {
+        let data7 = data.WhoId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err16 = {
+                    instancePath: instancePath + "/WhoId",
+                    schemaPath: "#/properties/WhoId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/WhoId",
+                schemaPath: "#/properties/WhoId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.WhatId !== undefined) {
+        let data8 = data.WhatId;
+        if (typeof data8 === "string") {
+            if (!pattern8.test(data8)) {
+                const err18 = {
+                    instancePath: instancePath + "/WhatId",
+                    schemaPath: "#/properties/WhatId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/WhatId",
+                schemaPath: "#/properties/WhatId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.IsAllDayEvent !== undefined) {
+        if (typeof data.IsAllDayEvent !== "boolean") {
+            const err20 = {
+                instancePath: instancePath + "/IsAllDayEvent",
+                schemaPath: "#/properties/IsAllDayEvent/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.ShowAs !== undefined) {
+        if (typeof data.ShowAs !== "string") {
+            const err21 = {
+                instancePath: instancePath + "/ShowAs",
+                schemaPath: "#/properties/ShowAs/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data11 = data.OwnerId;
+        if (typeof data11 === "string") {
+            if (!pattern8.test(data11)) {
+                const err22 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err24];
+    }
+    else {
+        vErrors.push(err24);
+    }
+    errors++;
+} validate49.errors = vErrors; return errors === 0; }
+export const events__delete = validate50;
+const schema51 = {
+    "$id": "events__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate50.errors = vErrors; return errors === 0; }
+export const campaigns__list = validate51;
+const schema52 = {
     "$id": "campaigns__list",
     "type": "object",
     "properties": {
@@ -3941,7 +11011,7 @@ const schema31 = {
     },
     "additionalProperties": false
 };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -4097,9 +11167,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const campaigns__get = validate31;
-const schema32 = {
+} validate51.errors = vErrors; return errors === 0; }
+export const campaigns__get = validate52;
+const schema53 = {
     "$id": "campaigns__get",
     "type": "object",
     "properties": {
@@ -4117,7 +11187,7 @@ const schema32 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4236,9 +11306,1207 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const cases__list = validate32;
-const schema33 = {
+} validate52.errors = vErrors; return errors === 0; }
+export const campaigns__api_search = validate53;
+const schema54 = {
+    "$id": "campaigns__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate53.errors = vErrors; return errors === 0; }
+export const campaigns__create = validate54;
+const schema55 = {
+    "$id": "campaigns__create",
+    "type": "object",
+    "properties": {
+        "Name": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Campaign name." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Conference, Webinar, Email." },
+        "Status": {
+            "type": "string",
+            "description": "Status picklist value, e.g. Planned, In Progress, Completed, Aborted."
+        },
+        "StartDate": { "type": "string", "format": "date", "description": "Start date, YYYY-MM-DD." },
+        "EndDate": { "type": "string", "format": "date", "description": "End date, YYYY-MM-DD." },
+        "IsActive": { "type": "boolean", "description": "Whether the campaign is active." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "ExpectedRevenue": { "type": "number", "description": "Revenue expected from the campaign." },
+        "BudgetedCost": { "type": "number", "description": "Amount budgeted for the campaign." },
+        "ActualCost": { "type": "number", "description": "Amount spent on the campaign." },
+        "ExpectedResponse": { "type": "number", "description": "Expected response rate, in percent (e.g. 12.5)." },
+        "NumberSent": { "type": "number", "minimum": 0, "description": "Number of people the campaign was sent to." },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent campaign."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["Name"],
+    "additionalProperties": false
+};
+function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.Name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Name" },
+            message: "must have required property '" + "Name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema55.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.Name !== undefined) {
+        let data0 = data.Name;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 80) {
+                const err2 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.StartDate !== undefined) {
+        let data3 = data.StartDate;
+        if (typeof data3 === "string") {
+            if (!(formats8.validate(data3))) {
+                const err7 = {
+                    instancePath: instancePath + "/StartDate",
+                    schemaPath: "#/properties/StartDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/StartDate",
+                schemaPath: "#/properties/StartDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.EndDate !== undefined) {
+        let data4 = data.EndDate;
+        if (typeof data4 === "string") {
+            if (!(formats8.validate(data4))) {
+                const err9 = {
+                    instancePath: instancePath + "/EndDate",
+                    schemaPath: "#/properties/EndDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/EndDate",
+                schemaPath: "#/properties/EndDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.IsActive !== undefined) {
+        if (typeof data.IsActive !== "boolean") {
+            const err11 = {
+                instancePath: instancePath + "/IsActive",
+                schemaPath: "#/properties/IsActive/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data6 = data.Description;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 32000) {
+                const err12 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.ExpectedRevenue !== undefined) {
+        if (!(typeof data.ExpectedRevenue == "number")) {
+            const err14 = {
+                instancePath: instancePath + "/ExpectedRevenue",
+                schemaPath: "#/properties/ExpectedRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.BudgetedCost !== undefined) {
+        if (!(typeof data.BudgetedCost == "number")) {
+            const err15 = {
+                instancePath: instancePath + "/BudgetedCost",
+                schemaPath: "#/properties/BudgetedCost/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.ActualCost !== undefined) {
+        if (!(typeof data.ActualCost == "number")) {
+            const err16 = {
+                instancePath: instancePath + "/ActualCost",
+                schemaPath: "#/properties/ActualCost/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.ExpectedResponse !== undefined) {
+        if (!(typeof data.ExpectedResponse == "number")) {
+            const err17 = {
+                instancePath: instancePath + "/ExpectedResponse",
+                schemaPath: "#/properties/ExpectedResponse/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.NumberSent !== undefined) {
+        let data11 = data.NumberSent;
+        if (typeof data11 == "number") {
+            if (data11 < 0 || isNaN(data11)) {
+                const err18 = {
+                    instancePath: instancePath + "/NumberSent",
+                    schemaPath: "#/properties/NumberSent/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/NumberSent",
+                schemaPath: "#/properties/NumberSent/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.ParentId !== undefined) {
+        let data12 = data.ParentId;
+        if (typeof data12 === "string") {
+            if (!pattern8.test(data12)) {
+                const err20 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data13 = data.OwnerId;
+        if (typeof data13 === "string") {
+            if (!pattern8.test(data13)) {
+                const err22 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err24];
+    }
+    else {
+        vErrors.push(err24);
+    }
+    errors++;
+} validate54.errors = vErrors; return errors === 0; }
+export const campaigns__update = validate55;
+const schema56 = {
+    "$id": "campaigns__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Name": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Campaign name." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Conference, Webinar, Email." },
+        "Status": {
+            "type": "string",
+            "description": "Status picklist value, e.g. Planned, In Progress, Completed, Aborted."
+        },
+        "StartDate": { "type": "string", "format": "date", "description": "Start date, YYYY-MM-DD." },
+        "EndDate": { "type": "string", "format": "date", "description": "End date, YYYY-MM-DD." },
+        "IsActive": { "type": "boolean", "description": "Whether the campaign is active." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "ExpectedRevenue": { "type": "number", "description": "Revenue expected from the campaign." },
+        "BudgetedCost": { "type": "number", "description": "Amount budgeted for the campaign." },
+        "ActualCost": { "type": "number", "description": "Amount spent on the campaign." },
+        "ExpectedResponse": { "type": "number", "description": "Expected response rate, in percent (e.g. 12.5)." },
+        "NumberSent": { "type": "number", "minimum": 0, "description": "Number of people the campaign was sent to." },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent campaign."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema56.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Name !== undefined) {
+        let data1 = data.Name;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 80) {
+                const err4 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err8 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.StartDate !== undefined) {
+        let data4 = data.StartDate;
+        if (typeof data4 === "string") {
+            if (!(formats8.validate(data4))) {
+                const err9 = {
+                    instancePath: instancePath + "/StartDate",
+                    schemaPath: "#/properties/StartDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/StartDate",
+                schemaPath: "#/properties/StartDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.EndDate !== undefined) {
+        let data5 = data.EndDate;
+        if (typeof data5 === "string") {
+            if (!(formats8.validate(data5))) {
+                const err11 = {
+                    instancePath: instancePath + "/EndDate",
+                    schemaPath: "#/properties/EndDate/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/EndDate",
+                schemaPath: "#/properties/EndDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.IsActive !== undefined) {
+        if (typeof data.IsActive !== "boolean") {
+            const err13 = {
+                instancePath: instancePath + "/IsActive",
+                schemaPath: "#/properties/IsActive/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data7 = data.Description;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 32000) {
+                const err14 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.ExpectedRevenue !== undefined) {
+        if (!(typeof data.ExpectedRevenue == "number")) {
+            const err16 = {
+                instancePath: instancePath + "/ExpectedRevenue",
+                schemaPath: "#/properties/ExpectedRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.BudgetedCost !== undefined) {
+        if (!(typeof data.BudgetedCost == "number")) {
+            const err17 = {
+                instancePath: instancePath + "/BudgetedCost",
+                schemaPath: "#/properties/BudgetedCost/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.ActualCost !== undefined) {
+        if (!(typeof data.ActualCost == "number")) {
+            const err18 = {
+                instancePath: instancePath + "/ActualCost",
+                schemaPath: "#/properties/ActualCost/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.ExpectedResponse !== undefined) {
+        if (!(typeof data.ExpectedResponse == "number")) {
+            const err19 = {
+                instancePath: instancePath + "/ExpectedResponse",
+                schemaPath: "#/properties/ExpectedResponse/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.NumberSent !== undefined) {
+        let data12 = data.NumberSent;
+        if (typeof data12 == "number") {
+            if (data12 < 0 || isNaN(data12)) {
+                const err20 = {
+                    instancePath: instancePath + "/NumberSent",
+                    schemaPath: "#/properties/NumberSent/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/NumberSent",
+                schemaPath: "#/properties/NumberSent/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.ParentId !== undefined) {
+        let data13 = data.ParentId;
+        if (typeof data13 === "string") {
+            if (!pattern8.test(data13)) {
+                const err22 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data14 = data.OwnerId;
+        if (typeof data14 === "string") {
+            if (!pattern8.test(data14)) {
+                const err24 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err26];
+    }
+    else {
+        vErrors.push(err26);
+    }
+    errors++;
+} validate55.errors = vErrors; return errors === 0; }
+export const campaigns__delete = validate56;
+const schema57 = {
+    "$id": "campaigns__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate56.errors = vErrors; return errors === 0; }
+export const cases__list = validate57;
+const schema58 = {
     "$id": "cases__list",
     "type": "object",
     "properties": {
@@ -4263,7 +12531,7 @@ const schema33 = {
     },
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -4419,9 +12687,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const cases__get = validate33;
-const schema34 = {
+} validate57.errors = vErrors; return errors === 0; }
+export const cases__get = validate58;
+const schema59 = {
     "$id": "cases__get",
     "type": "object",
     "properties": {
@@ -4439,7 +12707,7 @@ const schema34 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4558,9 +12826,1378 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const notes__list = validate34;
-const schema35 = {
+} validate58.errors = vErrors; return errors === 0; }
+export const cases__api_search = validate59;
+const schema60 = {
+    "$id": "cases__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate59.errors = vErrors; return errors === 0; }
+export const cases__create = validate60;
+const schema61 = {
+    "$id": "cases__create",
+    "type": "object",
+    "properties": {
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject." },
+        "Status": { "type": "string", "description": "Status picklist value, e.g. New, Working, Escalated, Closed." },
+        "Priority": { "type": "string", "description": "Priority picklist value, e.g. High, Medium, Low." },
+        "Origin": { "type": "string", "description": "Origin picklist value, e.g. Phone, Email, Web." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Mechanical, Electrical, Problem." },
+        "Reason": { "type": "string", "description": "Reason picklist value, e.g. Installation, Performance." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related account."
+        },
+        "ContactId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related contact."
+        },
+        "SuppliedName": { "type": "string", "maxLength": 80, "description": "Name given with a web or email case (Web Name)." },
+        "SuppliedEmail": {
+            "type": "string",
+            "format": "email",
+            "maxLength": 80,
+            "description": "Email address given with a web or email case (Web Email)."
+        },
+        "SuppliedPhone": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "Phone number given with a web or email case (Web Phone)."
+        },
+        "SuppliedCompany": {
+            "type": "string",
+            "maxLength": 80,
+            "description": "Company given with a web or email case (Web Company)."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user or queue that owns the case; defaults to the caller or the assignment rules."
+        },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent case."
+        }
+    },
+    "additionalProperties": false
+};
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!(func4.call(schema61.properties, key0))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data0 = data.Subject;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 255) {
+                const err1 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err1];
+                }
+                else {
+                    vErrors.push(err1);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err2 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err3 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Priority !== undefined) {
+        if (typeof data.Priority !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/Priority",
+                schemaPath: "#/properties/Priority/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.Origin !== undefined) {
+        if (typeof data.Origin !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/Origin",
+                schemaPath: "#/properties/Origin/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Reason !== undefined) {
+        if (typeof data.Reason !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/Reason",
+                schemaPath: "#/properties/Reason/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data6 = data.Description;
+        if (typeof data6 === "string") {
+            if (func2(data6) > 32000) {
+                const err8 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data7 = data.AccountId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err10 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.ContactId !== undefined) {
+        let data8 = data.ContactId;
+        if (typeof data8 === "string") {
+            if (!pattern8.test(data8)) {
+                const err12 = {
+                    instancePath: instancePath + "/ContactId",
+                    schemaPath: "#/properties/ContactId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/ContactId",
+                schemaPath: "#/properties/ContactId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedName !== undefined) {
+        let data9 = data.SuppliedName;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 80) {
+                const err14 = {
+                    instancePath: instancePath + "/SuppliedName",
+                    schemaPath: "#/properties/SuppliedName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/SuppliedName",
+                schemaPath: "#/properties/SuppliedName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedEmail !== undefined) {
+        let data10 = data.SuppliedEmail;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 80) {
+                const err16 = {
+                    instancePath: instancePath + "/SuppliedEmail",
+                    schemaPath: "#/properties/SuppliedEmail/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data10))) {
+                const err17 = {
+                    instancePath: instancePath + "/SuppliedEmail",
+                    schemaPath: "#/properties/SuppliedEmail/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/SuppliedEmail",
+                schemaPath: "#/properties/SuppliedEmail/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedPhone !== undefined) {
+        let data11 = data.SuppliedPhone;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 40) {
+                const err19 = {
+                    instancePath: instancePath + "/SuppliedPhone",
+                    schemaPath: "#/properties/SuppliedPhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/SuppliedPhone",
+                schemaPath: "#/properties/SuppliedPhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedCompany !== undefined) {
+        let data12 = data.SuppliedCompany;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 80) {
+                const err21 = {
+                    instancePath: instancePath + "/SuppliedCompany",
+                    schemaPath: "#/properties/SuppliedCompany/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err22 = {
+                instancePath: instancePath + "/SuppliedCompany",
+                schemaPath: "#/properties/SuppliedCompany/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data13 = data.OwnerId;
+        if (typeof data13 === "string") {
+            if (!pattern8.test(data13)) {
+                const err23 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err23];
+                }
+                else {
+                    vErrors.push(err23);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err24 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err24];
+            }
+            else {
+                vErrors.push(err24);
+            }
+            errors++;
+        }
+    }
+    if (data.ParentId !== undefined) {
+        let data14 = data.ParentId;
+        if (typeof data14 === "string") {
+            if (!pattern8.test(data14)) {
+                const err25 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err25];
+                }
+                else {
+                    vErrors.push(err25);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err26 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err26];
+            }
+            else {
+                vErrors.push(err26);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err27];
+    }
+    else {
+        vErrors.push(err27);
+    }
+    errors++;
+} validate60.errors = vErrors; return errors === 0; }
+export const cases__update = validate61;
+const schema62 = {
+    "$id": "cases__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Subject": { "type": "string", "maxLength": 255, "description": "Subject." },
+        "Status": { "type": "string", "description": "Status picklist value, e.g. New, Working, Escalated, Closed." },
+        "Priority": { "type": "string", "description": "Priority picklist value, e.g. High, Medium, Low." },
+        "Origin": { "type": "string", "description": "Origin picklist value, e.g. Phone, Email, Web." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Mechanical, Electrical, Problem." },
+        "Reason": { "type": "string", "description": "Reason picklist value, e.g. Installation, Performance." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description (up to 32,000 characters)." },
+        "AccountId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related account."
+        },
+        "ContactId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the related contact."
+        },
+        "SuppliedName": { "type": "string", "maxLength": 80, "description": "Name given with a web or email case (Web Name)." },
+        "SuppliedEmail": {
+            "type": "string",
+            "format": "email",
+            "maxLength": 80,
+            "description": "Email address given with a web or email case (Web Email)."
+        },
+        "SuppliedPhone": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "Phone number given with a web or email case (Web Phone)."
+        },
+        "SuppliedCompany": {
+            "type": "string",
+            "maxLength": 80,
+            "description": "Company given with a web or email case (Web Company)."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user or queue that owns the case; defaults to the caller or the assignment rules."
+        },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent case."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema62.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Subject !== undefined) {
+        let data1 = data.Subject;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 255) {
+                const err4 = {
+                    instancePath: instancePath + "/Subject",
+                    schemaPath: "#/properties/Subject/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/Subject",
+                schemaPath: "#/properties/Subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.Status !== undefined) {
+        if (typeof data.Status !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/Status",
+                schemaPath: "#/properties/Status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Priority !== undefined) {
+        if (typeof data.Priority !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/Priority",
+                schemaPath: "#/properties/Priority/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.Origin !== undefined) {
+        if (typeof data.Origin !== "string") {
+            const err8 = {
+                instancePath: instancePath + "/Origin",
+                schemaPath: "#/properties/Origin/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.Type !== undefined) {
+        if (typeof data.Type !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.Reason !== undefined) {
+        if (typeof data.Reason !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/Reason",
+                schemaPath: "#/properties/Reason/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.Description !== undefined) {
+        let data7 = data.Description;
+        if (typeof data7 === "string") {
+            if (func2(data7) > 32000) {
+                const err11 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.AccountId !== undefined) {
+        let data8 = data.AccountId;
+        if (typeof data8 === "string") {
+            if (!pattern8.test(data8)) {
+                const err13 = {
+                    instancePath: instancePath + "/AccountId",
+                    schemaPath: "#/properties/AccountId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/AccountId",
+                schemaPath: "#/properties/AccountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.ContactId !== undefined) {
+        let data9 = data.ContactId;
+        if (typeof data9 === "string") {
+            if (!pattern8.test(data9)) {
+                const err15 = {
+                    instancePath: instancePath + "/ContactId",
+                    schemaPath: "#/properties/ContactId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err16 = {
+                instancePath: instancePath + "/ContactId",
+                schemaPath: "#/properties/ContactId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedName !== undefined) {
+        let data10 = data.SuppliedName;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 80) {
+                const err17 = {
+                    instancePath: instancePath + "/SuppliedName",
+                    schemaPath: "#/properties/SuppliedName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/SuppliedName",
+                schemaPath: "#/properties/SuppliedName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedEmail !== undefined) {
+        let data11 = data.SuppliedEmail;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 80) {
+                const err19 = {
+                    instancePath: instancePath + "/SuppliedEmail",
+                    schemaPath: "#/properties/SuppliedEmail/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data11))) {
+                const err20 = {
+                    instancePath: instancePath + "/SuppliedEmail",
+                    schemaPath: "#/properties/SuppliedEmail/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/SuppliedEmail",
+                schemaPath: "#/properties/SuppliedEmail/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedPhone !== undefined) {
+        let data12 = data.SuppliedPhone;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 40) {
+                const err22 = {
+                    instancePath: instancePath + "/SuppliedPhone",
+                    schemaPath: "#/properties/SuppliedPhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/SuppliedPhone",
+                schemaPath: "#/properties/SuppliedPhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.SuppliedCompany !== undefined) {
+        let data13 = data.SuppliedCompany;
+        if (typeof data13 === "string") {
+            if (func2(data13) > 80) {
+                const err24 = {
+                    instancePath: instancePath + "/SuppliedCompany",
+                    schemaPath: "#/properties/SuppliedCompany/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/SuppliedCompany",
+                schemaPath: "#/properties/SuppliedCompany/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data14 = data.OwnerId;
+        if (typeof data14 === "string") {
+            if (!pattern8.test(data14)) {
+                const err26 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+    if (data.ParentId !== undefined) {
+        let data15 = data.ParentId;
+        if (typeof data15 === "string") {
+            if (!pattern8.test(data15)) {
+                const err28 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err29 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err29];
+            }
+            else {
+                vErrors.push(err29);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err30 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err30];
+    }
+    else {
+        vErrors.push(err30);
+    }
+    errors++;
+} validate61.errors = vErrors; return errors === 0; }
+export const cases__delete = validate62;
+const schema63 = {
+    "$id": "cases__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate62.errors = vErrors; return errors === 0; }
+export const notes__list = validate63;
+const schema64 = {
     "$id": "notes__list",
     "type": "object",
     "properties": {
@@ -4585,7 +14222,7 @@ const schema35 = {
     },
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -4741,9 +14378,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const notes__get = validate35;
-const schema36 = {
+} validate63.errors = vErrors; return errors === 0; }
+export const notes__get = validate64;
+const schema65 = {
     "$id": "notes__get",
     "type": "object",
     "properties": {
@@ -4761,7 +14398,7 @@ const schema36 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4880,9 +14517,733 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const content_versions__list = validate36;
-const schema37 = {
+} validate64.errors = vErrors; return errors === 0; }
+export const notes__api_search = validate65;
+const schema66 = {
+    "$id": "notes__api_search",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOSL search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Account(Id, Name) LIMIT 20 (sent URL-encoded). The RETURNING clause names the objects and fields returned; without it every searchable object is searched and only Id comes back. Up to 2,000 records, no pagination."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
+function validate65(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.q === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "q")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.q !== undefined) {
+        let data0 = data.q;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate65.errors = vErrors; return errors === 0; }
+export const notes__create = validate66;
+const schema67 = {
+    "$id": "notes__create",
+    "type": "object",
+    "properties": {
+        "Title": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Title of the note." },
+        "Body": {
+            "type": "string",
+            "maxLength": 32000,
+            "description": "Body of the note (plain text, up to 32,000 characters)."
+        },
+        "IsPrivate": {
+            "type": "boolean",
+            "description": "If true, only the owner and users with Modify All Data see the note."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the record the note is attached to (account, contact, opportunity, case or custom object); it cannot be changed later."
+        }
+    },
+    "required": ["Title", "ParentId"],
+    "additionalProperties": false
+};
+function validate66(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.Title === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Title" },
+            message: "must have required property '" + "Title" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.ParentId === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ParentId" },
+            message: "must have required property '" + "ParentId" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((key0 === "Title") || (key0 === "Body")) || (key0 === "IsPrivate")) || (key0 === "OwnerId")) || (key0 === "ParentId"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data0 = data.Title;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 80) {
+                const err3 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            if (func2(data0) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.Body !== undefined) {
+        let data1 = data.Body;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 32000) {
+                const err6 = {
+                    instancePath: instancePath + "/Body",
+                    schemaPath: "#/properties/Body/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/Body",
+                schemaPath: "#/properties/Body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.IsPrivate !== undefined) {
+        if (typeof data.IsPrivate !== "boolean") {
+            const err8 = {
+                instancePath: instancePath + "/IsPrivate",
+                schemaPath: "#/properties/IsPrivate/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data3 = data.OwnerId;
+        if (typeof data3 === "string") {
+            if (!pattern8.test(data3)) {
+                const err9 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.ParentId !== undefined) {
+        let data4 = data.ParentId;
+        if (typeof data4 === "string") {
+            if (!pattern8.test(data4)) {
+                const err11 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err13 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err13];
+    }
+    else {
+        vErrors.push(err13);
+    }
+    errors++;
+} validate66.errors = vErrors; return errors === 0; }
+export const notes__update = validate67;
+const schema68 = {
+    "$id": "notes__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Title": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Title of the note." },
+        "Body": {
+            "type": "string",
+            "maxLength": 32000,
+            "description": "Body of the note (plain text, up to 32,000 characters)."
+        },
+        "IsPrivate": {
+            "type": "boolean",
+            "description": "If true, only the owner and users with Modify All Data see the note."
+        },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user (or queue, where the object allows it) who owns the record; defaults to the caller."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate67(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((key0 === "id") || (key0 === "Title")) || (key0 === "Body")) || (key0 === "IsPrivate")) || (key0 === "OwnerId"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data1 = data.Title;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 80) {
+                const err4 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.Body !== undefined) {
+        let data2 = data.Body;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 32000) {
+                const err7 = {
+                    instancePath: instancePath + "/Body",
+                    schemaPath: "#/properties/Body/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/Body",
+                schemaPath: "#/properties/Body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.IsPrivate !== undefined) {
+        if (typeof data.IsPrivate !== "boolean") {
+            const err9 = {
+                instancePath: instancePath + "/IsPrivate",
+                schemaPath: "#/properties/IsPrivate/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.OwnerId !== undefined) {
+        let data4 = data.OwnerId;
+        if (typeof data4 === "string") {
+            if (!pattern8.test(data4)) {
+                const err10 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err12];
+    }
+    else {
+        vErrors.push(err12);
+    }
+    errors++;
+} validate67.errors = vErrors; return errors === 0; }
+export const notes__delete = validate68;
+const schema69 = {
+    "$id": "notes__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate68.errors = vErrors; return errors === 0; }
+export const content_versions__list = validate69;
+const schema70 = {
     "$id": "content_versions__list",
     "type": "object",
     "properties": {
@@ -4907,7 +15268,7 @@ const schema37 = {
     },
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate69(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -5063,9 +15424,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const content_versions__get = validate37;
-const schema38 = {
+} validate69.errors = vErrors; return errors === 0; }
+export const content_versions__get = validate70;
+const schema71 = {
     "$id": "content_versions__get",
     "type": "object",
     "properties": {
@@ -5083,7 +15444,7 @@ const schema38 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate70(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5202,9 +15563,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const attachments__list = validate38;
-const schema39 = {
+} validate70.errors = vErrors; return errors === 0; }
+export const attachments__list = validate71;
+const schema72 = {
     "$id": "attachments__list",
     "type": "object",
     "properties": {
@@ -5229,7 +15590,7 @@ const schema39 = {
     },
     "additionalProperties": false
 };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate71(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -5385,9 +15746,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
-export const attachments__get = validate39;
-const schema40 = {
+} validate71.errors = vErrors; return errors === 0; }
+export const attachments__get = validate72;
+const schema73 = {
     "$id": "attachments__get",
     "type": "object",
     "properties": {
@@ -5405,7 +15766,7 @@ const schema40 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5524,9 +15885,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
-export const users__list = validate40;
-const schema41 = {
+} validate72.errors = vErrors; return errors === 0; }
+export const users__list = validate73;
+const schema74 = {
     "$id": "users__list",
     "type": "object",
     "properties": {
@@ -5551,7 +15912,7 @@ const schema41 = {
     },
     "additionalProperties": false
 };
-function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate73(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -5707,9 +16068,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate40.errors = vErrors; return errors === 0; }
-export const users__get = validate41;
-const schema42 = {
+} validate73.errors = vErrors; return errors === 0; }
+export const users__get = validate74;
+const schema75 = {
     "$id": "users__get",
     "type": "object",
     "properties": {
@@ -5727,7 +16088,7 @@ const schema42 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate74(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5846,9 +16207,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate41.errors = vErrors; return errors === 0; }
-export const opportunity_stages__list = validate42;
-const schema43 = {
+} validate74.errors = vErrors; return errors === 0; }
+export const opportunity_stages__list = validate75;
+const schema76 = {
     "$id": "opportunity_stages__list",
     "type": "object",
     "properties": {
@@ -5873,7 +16234,7 @@ const schema43 = {
     },
     "additionalProperties": false
 };
-function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -6029,9 +16390,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate42.errors = vErrors; return errors === 0; }
-export const opportunity_stages__get = validate43;
-const schema44 = {
+} validate75.errors = vErrors; return errors === 0; }
+export const opportunity_stages__get = validate76;
+const schema77 = {
     "$id": "opportunity_stages__get",
     "type": "object",
     "properties": {
@@ -6049,7 +16410,7 @@ const schema44 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6168,10 +16529,10 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate43.errors = vErrors; return errors === 0; }
-export const reports__list = validate44;
-const schema45 = { "$id": "reports__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate76.errors = vErrors; return errors === 0; }
+export const reports__list = validate77;
+const schema78 = { "$id": "reports__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -6198,9 +16559,9 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate44.errors = vErrors; return errors === 0; }
-export const reports__get = validate45;
-const schema46 = {
+} validate77.errors = vErrors; return errors === 0; }
+export const reports__get = validate78;
+const schema79 = {
     "$id": "reports__get",
     "type": "object",
     "properties": {
@@ -6213,7 +16574,7 @@ const schema46 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6295,9 +16656,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate45.errors = vErrors; return errors === 0; }
-export const query__list = validate46;
-const schema47 = {
+} validate78.errors = vErrors; return errors === 0; }
+export const query__list = validate79;
+const schema80 = {
     "$id": "query__list",
     "type": "object",
     "properties": {
@@ -6322,7 +16683,7 @@ const schema47 = {
     "required": ["q"],
     "additionalProperties": false
 };
-function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="query__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="query__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.q === undefined) {
         const err0 = {
             instancePath,
@@ -6494,4 +16855,4 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate46.errors = vErrors; return errors === 0; }
+} validate79.errors = vErrors; return errors === 0; }
