@@ -609,3 +609,231 @@ describe('pylon create and update', () => {
     ]);
   });
 });
+
+// Writes on tasks, projects, articles and collections, and the issue status change, with the names
+// Airbyte's clients send (id for the issue, kb_id for the knowledge base).
+const TASK_ID = 'task_9b1d3f5a';
+const PROJECT_ID = 'prj_0c2e4a6b';
+const ARTICLE_ID = 'art_5a7c9e1b';
+
+describe('pylon issue_statuses update (PATCH /issues/{id} with state)', () => {
+  it("sends only state to PATCH /issues/{id}, the issue given as Airbyte's id; returns {data, request_id}", async () => {
+    const onHold = { ...R.issues, state: 'on_hold' };
+    const scope = api().matchHeader('content-type', 'application/json').patch(`/issues/${ISSUE_ID}`, { state: 'on_hold' }).reply(200, one(onHold));
+
+    const res = await pylon().execute('issue_statuses', 'update', { id: ISSUE_ID, state: 'on_hold' });
+
+    expect(res.data).toEqual({ data: onHold, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('takes a custom status slug under issue_id', async () => {
+    const escalated = { ...R.issues, state: 'escalated-to-eng' };
+    const scope = api().patch('/issues/1482', { state: 'escalated-to-eng' }).reply(200, one(escalated));
+
+    const res = await pylon().execute('issue_statuses', 'update', { issue_id: '1482', state: 'escalated-to-eng' });
+
+    expect(res.data).toEqual({ data: escalated, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('requires the issue and a non-empty state before any request', async () => {
+    const scope = nock(API);
+
+    const missing = await pylon()
+      .execute('issue_statuses', 'update', {})
+      .catch((e: unknown) => e);
+    const empty = await pylon()
+      .execute('issue_statuses', 'update', { id: ISSUE_ID, state: '' })
+      .catch((e: unknown) => e);
+
+    expect(missing).toBeInstanceOf(ValidationError);
+    expect((missing as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['issue_id', 'required'],
+      ['state', 'required'],
+    ]);
+    expect(empty).toBeInstanceOf(ValidationError);
+    expect((empty as ValidationError).issues).toEqual([expect.objectContaining({ field: 'state', rule: 'minLength' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('pylon tasks and projects create/update', () => {
+  it('tasks create -> POST /tasks with every field Airbyte sends and the other documented ones', async () => {
+    const body = {
+      title: 'Enable SCIM for Acme',
+      body_html: '<p>Turn on SCIM provisioning.</p>',
+      status: 'not_started',
+      assignee_id: 'u_2b8d4f6a',
+      project_id: PROJECT_ID,
+      milestone_id: 'ms_7d9f1b3c',
+      due_date: '2025-11-15T00:00:00Z',
+      account_id: ACCOUNT_ID,
+      customer_portal_visible: true,
+      custom_fields: [{ slug: 'effort', value: 'm' }],
+    };
+    const scope = api().matchHeader('content-type', 'application/json').post('/tasks', body).reply(200, one(R.tasks));
+
+    const res = await pylon().execute('tasks', 'create', body);
+
+    expect(res.data).toEqual({ data: R.tasks, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('tasks update -> PATCH /tasks/{id} with only the given fields', async () => {
+    const done = { ...R.tasks, title: 'Enable SCIM for Acme (EU)', status: 'completed' };
+    const body = { title: 'Enable SCIM for Acme (EU)', body_html: '<p>Done.</p>', status: 'completed', assignee_id: 'u_4d6f8b0c' };
+    const scope = api().matchHeader('content-type', 'application/json').patch(`/tasks/${TASK_ID}`, body).reply(200, one(done));
+
+    const res = await pylon().execute('tasks', 'update', { id: TASK_ID, ...body });
+
+    expect(res.data).toEqual({ data: done, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('tasks create needs a title and RFC 3339 due_date; tasks update refuses an empty update', async () => {
+    const scope = nock(API);
+
+    const create = await pylon()
+      .execute('tasks', 'create', { body_html: '<p>x</p>', due_date: '2025-11-15' })
+      .catch((e: unknown) => e);
+    const update = await pylon()
+      .execute('tasks', 'update', { id: TASK_ID })
+      .catch((e: unknown) => e);
+
+    expect((create as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['due_date', 'format'],
+      ['title', 'required'],
+    ]);
+    expect(update).toBeInstanceOf(ValidationError);
+    expect((update as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('projects create -> POST /projects with name, account_id and the optional fields', async () => {
+    const body = {
+      name: 'Acme onboarding',
+      account_id: ACCOUNT_ID,
+      description_html: '<p>Go-live plan.</p>',
+      start_date: '2025-10-01T00:00:00Z',
+      end_date: '2025-12-01T00:00:00Z',
+      owner_id: 'u_2b8d4f6a',
+      project_template_id: 'pt_1a3c5e7b',
+      customer_portal_visible: true,
+    };
+    const scope = api().matchHeader('content-type', 'application/json').post('/projects', body).reply(200, one(R.projects));
+
+    const res = await pylon().execute('projects', 'create', body);
+
+    expect(res.data).toEqual({ data: R.projects, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('projects update -> PATCH /projects/{id} with only the given fields (is_archived false is sent)', async () => {
+    const renamed = { ...R.projects, name: 'Acme onboarding (phase 2)', description_html: '<p>Phase 2.</p>' };
+    const body = { name: 'Acme onboarding (phase 2)', description_html: '<p>Phase 2.</p>', is_archived: false };
+    const scope = api().patch(`/projects/${PROJECT_ID}`, body).reply(200, one(renamed));
+
+    const res = await pylon().execute('projects', 'update', { id: PROJECT_ID, ...body });
+
+    expect(res.data).toEqual({ data: renamed, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('projects create requires name and account_id; projects update refuses an empty update', async () => {
+    const scope = nock(API);
+
+    const create = await pylon()
+      .execute('projects', 'create', { description_html: '<p>x</p>', start_date: 'next week' })
+      .catch((e: unknown) => e);
+    const update = await pylon()
+      .execute('projects', 'update', { id: PROJECT_ID })
+      .catch((e: unknown) => e);
+
+    expect((create as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['account_id', 'required'],
+      ['name', 'required'],
+      ['start_date', 'format'],
+    ]);
+    expect((update as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('pylon knowledge-base writes (articles create/update, collections create)', () => {
+  it("articles create -> POST /knowledge-bases/{id}/articles, the knowledge base given as Airbyte's kb_id", async () => {
+    const body = {
+      title: 'Configuring SAML SSO',
+      body_html: '<h1>Configuring SAML SSO</h1>',
+      author_user_id: 'u_2b8d4f6a',
+      slug: 'configuring-saml-sso',
+      is_published: true,
+      collection_id: 'col_3b5d7f9a',
+      is_unlisted: false,
+    };
+    const scope = api().matchHeader('content-type', 'application/json').post(`/knowledge-bases/${KB_ID}/articles`, body).reply(200, one(R.articles));
+
+    const res = await pylon().execute('articles', 'create', { kb_id: KB_ID, ...body });
+
+    expect(res.data).toEqual({ data: R.articles, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('articles update -> PATCH /knowledge-bases/{id}/articles/{article_id} with only the given fields', async () => {
+    const updated = { ...R.articles, title: 'Configuring SAML SSO (Okta)' };
+    const body = { title: 'Configuring SAML SSO (Okta)', body_html: '<h1>Okta</h1>', publish_updated_body_html: true, language: 'de' };
+    const scope = api().patch(`/knowledge-bases/${KB_ID}/articles/${ARTICLE_ID}`, body).reply(200, one(updated));
+
+    const res = await pylon().execute('articles', 'update', { kb_id: KB_ID, article_id: ARTICLE_ID, ...body });
+
+    expect(res.data).toEqual({ data: updated, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('articles create requires title, body_html, author_user_id and the knowledge base; update refuses a change of nothing', async () => {
+    const scope = nock(API);
+
+    const create = await pylon()
+      .execute('articles', 'create', { slug: 'x' })
+      .catch((e: unknown) => e);
+    const update = await pylon()
+      .execute('articles', 'update', { knowledge_base_id: KB_ID, article_id: ARTICLE_ID, language: 'de' })
+      .catch((e: unknown) => e);
+    const both = await pylon()
+      .execute('articles', 'update', { knowledge_base_id: KB_ID, kb_id: KB_ID, article_id: ARTICLE_ID, title: 't' })
+      .catch((e: unknown) => e);
+
+    expect((create as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['author_user_id', 'required'],
+      ['body_html', 'required'],
+      ['knowledge_base_id', 'required'],
+      ['title', 'required'],
+    ]);
+    expect((update as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    expect(both).toBeInstanceOf(ValidationError);
+    expect((both as ValidationError).issues).toEqual([expect.objectContaining({ rule: 'alias_conflict' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('collections create -> POST /knowledge-bases/{id}/collections, the knowledge base given as kb_id', async () => {
+    const body = { title: 'Authentication', description: 'Login, SSO and SCIM', slug: 'authentication', parent_collection_id: 'col_0a2c4e6f' };
+    const scope = api().matchHeader('content-type', 'application/json').post(`/knowledge-bases/${KB_ID}/collections`, body).reply(200, one(R.collections));
+
+    const res = await pylon().execute('collections', 'create', { kb_id: KB_ID, ...body });
+
+    expect(res.data).toEqual({ data: R.collections, request_id: REQUEST_ID });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('collections create requires a title', async () => {
+    const scope = nock(API);
+
+    const err = await pylon()
+      .execute('collections', 'create', { knowledge_base_id: KB_ID, description: 'd' })
+      .catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'title', rule: 'required' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+});

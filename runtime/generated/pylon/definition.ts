@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.usepylon.com/favicon.ico",
   "supportLevel": "certified",
   "category": "helpdesk",
-  "description": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge bases with their articles and collections, and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
+  "description": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, move them to another status, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, read users, issue statuses, custom fields, ticket forms and user roles, read, create and update tasks and projects, read knowledge bases, read, create and update their articles and read and create their collections, and read the organization of the token. Authenticates with an admin API token sent as a bearer token.",
   "docs": [
     {
       "title": "Pylon API (tokens are created by admins)",
@@ -39,6 +39,10 @@ export const definition: ConnectorDefinition = {
       "url": "https://docs.usepylon.com/pylon-docs/developer/api/api-reference/knowledge-base"
     },
     {
+      "title": "Pylon API reference - Tasks & Projects (POST /tasks, PATCH /tasks/{id}, POST /projects, PATCH /projects/{id})",
+      "url": "https://docs.usepylon.com/pylon-docs/developer/api/api-reference/tasks-and-projects"
+    },
+    {
       "title": "Pylon OpenAPI description (tags, users, custom fields, ticket forms, user roles, issue statuses, tasks, projects, milestones, me)",
       "url": "https://static.usepylon.com/openapi.json"
     }
@@ -66,7 +70,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). issue_statuses.update moves an issue (issue_id) to a status: a slug of the issue_statuses list. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "check": {
     "entity": "me",
     "action": "get",
@@ -871,7 +875,7 @@ export const definition: ConnectorDefinition = {
     },
     "issue_statuses": {
       "name": "issue_statuses",
-      "description": "The issue statuses of the organization (base statuses and custom ones), identified by slug.",
+      "description": "The issue statuses of the organization (base statuses and custom ones), identified by slug. An issue is moved to a status by updating the issue's state.",
       "record": {
         "singleton": false,
         "idField": "slug",
@@ -950,6 +954,44 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "update": {
+          "name": "update",
+          "description": "Move an issue to a status (PATCH /issues/{id} with state only): new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status slug (issue_statuses list). Returns Pylon's whole response body, {data: <issue>, request_id}.",
+          "method": "PATCH",
+          "path": "/issues/{issue_id}",
+          "params": {
+            "issue_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID (or number) of the issue.",
+              "aliases": [
+                "id"
+              ],
+              "sendDefault": false,
+              "wire": "issue_id"
+            },
+            "state": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Status slug to move the issue to: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status slug.",
+              "sendDefault": false,
+              "wire": "state"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3396,12 +3438,296 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a task (POST /tasks). Returns Pylon's whole response body, {data: <task>, request_id}.",
+          "method": "POST",
+          "path": "/tasks",
+          "params": {
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Title of the task.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body_html": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Body of the task in HTML.",
+              "sendDefault": false,
+              "wire": "body_html"
+            },
+            "status": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Status: not_started, in_progress, completed or a custom task status.",
+              "sendDefault": false,
+              "wire": "status"
+            },
+            "assignee_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "User assigned to the task.",
+              "sendDefault": false,
+              "wire": "assignee_id"
+            },
+            "project_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Project the task belongs to.",
+              "sendDefault": false,
+              "wire": "project_id"
+            },
+            "milestone_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Milestone of the project the task belongs to.",
+              "sendDefault": false,
+              "wire": "milestone_id"
+            },
+            "due_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z).",
+              "sendDefault": false,
+              "wire": "due_date"
+            },
+            "customer_portal_visible": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the task is visible in the customer portal (Pylon's default on create: false).",
+              "sendDefault": false,
+              "wire": "customer_portal_visible"
+            },
+            "custom_fields": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "slug": {
+                      "type": "string",
+                      "description": "Slug of the custom field (custom_fields list)."
+                    },
+                    "value": {
+                      "type": "string",
+                      "description": "Value of a single-valued field (the option slug for a select field)."
+                    },
+                    "values": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "description": "Values of a multi-valued field (option slugs for a multiselect)."
+                    }
+                  }
+                }
+              },
+              "required": false,
+              "description": "Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change.",
+              "sendDefault": false,
+              "wire": "custom_fields"
+            },
+            "account_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Account the task belongs to.",
+              "sendDefault": false,
+              "wire": "account_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a task (PATCH /tasks/{id}); only the given fields change. Returns Pylon's whole response body, {data: <task>, request_id}.",
+          "method": "PATCH",
+          "path": "/tasks/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the task.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Title of the task.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body_html": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Body of the task in HTML.",
+              "sendDefault": false,
+              "wire": "body_html"
+            },
+            "status": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Status: not_started, in_progress, completed or a custom task status.",
+              "sendDefault": false,
+              "wire": "status"
+            },
+            "assignee_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "User assigned to the task.",
+              "sendDefault": false,
+              "wire": "assignee_id"
+            },
+            "project_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Project the task belongs to.",
+              "sendDefault": false,
+              "wire": "project_id"
+            },
+            "milestone_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Milestone of the project the task belongs to.",
+              "sendDefault": false,
+              "wire": "milestone_id"
+            },
+            "due_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z).",
+              "sendDefault": false,
+              "wire": "due_date"
+            },
+            "customer_portal_visible": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the task is visible in the customer portal (Pylon's default on create: false).",
+              "sendDefault": false,
+              "wire": "customer_portal_visible"
+            },
+            "custom_fields": {
+              "in": "body",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "slug": {
+                      "type": "string",
+                      "description": "Slug of the custom field (custom_fields list)."
+                    },
+                    "value": {
+                      "type": "string",
+                      "description": "Value of a single-valued field (the option slug for a select field)."
+                    },
+                    "values": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "description": "Values of a multi-valued field (option slugs for a multiselect)."
+                    }
+                  }
+                }
+              },
+              "required": false,
+              "description": "Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change.",
+              "sendDefault": false,
+              "wire": "custom_fields"
+            }
+          },
+          "atLeastOneOf": [
+            "title",
+            "body_html",
+            "status",
+            "assignee_id",
+            "project_id",
+            "milestone_id",
+            "due_date",
+            "customer_portal_visible",
+            "custom_fields"
+          ],
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
     "projects": {
       "name": "projects",
-      "description": "Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter.",
+      "description": "Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter, and created and updated one by one.",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -3550,6 +3876,209 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "destructive": false
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a project for an account (POST /projects). Returns Pylon's whole response body, {data: <project>, request_id}.",
+          "method": "POST",
+          "path": "/projects",
+          "params": {
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Name of the project.",
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "account_id": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Account the project belongs to.",
+              "sendDefault": false,
+              "wire": "account_id"
+            },
+            "description_html": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Description of the project in HTML.",
+              "sendDefault": false,
+              "wire": "description_html"
+            },
+            "start_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z).",
+              "sendDefault": false,
+              "wire": "start_date"
+            },
+            "end_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "End date, RFC 3339.",
+              "sendDefault": false,
+              "wire": "end_date"
+            },
+            "owner_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "User who owns the project.",
+              "sendDefault": false,
+              "wire": "owner_id"
+            },
+            "customer_portal_visible": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the project is visible in the customer portal (Pylon's default on create: false).",
+              "sendDefault": false,
+              "wire": "customer_portal_visible"
+            },
+            "project_template_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Project template to create the project from.",
+              "sendDefault": false,
+              "wire": "project_template_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a project (PATCH /projects/{id}); only the given fields change. Returns Pylon's whole response body, {data: <project>, request_id}.",
+          "method": "PATCH",
+          "path": "/projects/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the project.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "name": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Name of the project.",
+              "sendDefault": false,
+              "wire": "name"
+            },
+            "is_archived": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the project is archived.",
+              "sendDefault": false,
+              "wire": "is_archived"
+            },
+            "description_html": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Description of the project in HTML.",
+              "sendDefault": false,
+              "wire": "description_html"
+            },
+            "start_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z).",
+              "sendDefault": false,
+              "wire": "start_date"
+            },
+            "end_date": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "required": false,
+              "description": "End date, RFC 3339.",
+              "sendDefault": false,
+              "wire": "end_date"
+            },
+            "owner_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "User who owns the project.",
+              "sendDefault": false,
+              "wire": "owner_id"
+            },
+            "customer_portal_visible": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the project is visible in the customer portal (Pylon's default on create: false).",
+              "sendDefault": false,
+              "wire": "customer_portal_visible"
+            }
+          },
+          "atLeastOneOf": [
+            "name",
+            "is_archived",
+            "description_html",
+            "start_date",
+            "end_date",
+            "owner_id",
+            "customer_portal_visible"
+          ],
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3803,7 +4332,7 @@ export const definition: ConnectorDefinition = {
     },
     "articles": {
       "name": "articles",
-      "description": "Knowledge-base articles (published and draft HTML content).",
+      "description": "Knowledge-base articles (published and draft HTML content), created and updated within their knowledge base.",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -3921,6 +4450,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },
@@ -3989,6 +4521,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },
@@ -4020,12 +4555,210 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create an article in a knowledge base (POST /knowledge-bases/{id}/articles), as a draft unless is_published is true. Returns Pylon's whole response body, {data: <article>, request_id}.",
+          "method": "POST",
+          "path": "/knowledge-bases/{knowledge_base_id}/articles",
+          "params": {
+            "knowledge_base_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
+            },
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Title of the article.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body_html": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "HTML body of the article.",
+              "sendDefault": false,
+              "wire": "body_html"
+            },
+            "author_user_id": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "User attributed as the author of the article (users list).",
+              "sendDefault": false,
+              "wire": "author_user_id"
+            },
+            "collection_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Collection to put the article in (collections list).",
+              "sendDefault": false,
+              "wire": "collection_id"
+            },
+            "slug": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Slug of the article (Pylon's default: a slug from the title).",
+              "sendDefault": false,
+              "wire": "slug"
+            },
+            "is_published": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether to publish the article (Pylon's default: false, a draft).",
+              "sendDefault": false,
+              "wire": "is_published"
+            },
+            "is_unlisted": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the article is reachable only by direct link (Pylon's default: false).",
+              "sendDefault": false,
+              "wire": "is_unlisted"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update an article of a knowledge base (PATCH /knowledge-bases/{id}/articles/{article_id}); only the given fields change, and a changed body stays a draft unless publish_updated_body_html is true. Returns Pylon's whole response body, {data: <article>, request_id}.",
+          "method": "PATCH",
+          "path": "/knowledge-bases/{knowledge_base_id}/articles/{article_id}",
+          "params": {
+            "knowledge_base_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
+            },
+            "article_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the article.",
+              "sendDefault": false,
+              "wire": "article_id"
+            },
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Title of the article.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "body_html": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "HTML body of the article.",
+              "sendDefault": false,
+              "wire": "body_html"
+            },
+            "publish_updated_body_html": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether to publish the changes (Pylon's default: false).",
+              "sendDefault": false,
+              "wire": "publish_updated_body_html"
+            },
+            "is_unlisted": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the article is reachable only by direct link.",
+              "sendDefault": false,
+              "wire": "is_unlisted"
+            },
+            "language": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Language code of the translation to update (the original article when omitted).",
+              "sendDefault": false,
+              "wire": "language"
+            }
+          },
+          "atLeastOneOf": [
+            "title",
+            "body_html",
+            "publish_updated_body_html",
+            "is_unlisted"
+          ],
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
     "collections": {
       "name": "collections",
-      "description": "Collections (sections) of a knowledge base, which may be nested.",
+      "description": "Collections (sections) of a knowledge base, which may be nested; Pylon offers their creation but no update.",
       "record": {
         "singleton": false,
         "idField": "id",
@@ -4115,6 +4848,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
               "sendDefault": false,
               "wire": "knowledge_base_id"
             }
@@ -4140,6 +4876,9 @@ export const definition: ConnectorDefinition = {
               },
               "required": true,
               "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
               "sendDefault": false,
               "wire": "knowledge_base_id"
             },
@@ -4161,6 +4900,75 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a collection in a knowledge base (POST /knowledge-bases/{id}/collections), nested under parent_collection_id when given. Returns Pylon's whole response body, {data: <collection>, request_id}.",
+          "method": "POST",
+          "path": "/knowledge-bases/{knowledge_base_id}/collections",
+          "params": {
+            "knowledge_base_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "ID of the knowledge base (knowledge_bases list).",
+              "aliases": [
+                "kb_id"
+              ],
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
+            },
+            "title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Title of the collection.",
+              "sendDefault": false,
+              "wire": "title"
+            },
+            "description": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Description of the collection.",
+              "sendDefault": false,
+              "wire": "description"
+            },
+            "slug": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Slug of the collection (Pylon's default: a slug from the title).",
+              "sendDefault": false,
+              "wire": "slug"
+            },
+            "parent_collection_id": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Collection to nest the new collection in.",
+              "sendDefault": false,
+              "wire": "parent_collection_id"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },

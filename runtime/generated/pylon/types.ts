@@ -155,7 +155,7 @@ export interface PylonIssueAssignmentsUpdateParams {
   team_id?: string;
 }
 
-/** The issue statuses of the organization (base statuses and custom ones), identified by slug. */
+/** The issue statuses of the organization (base statuses and custom ones), identified by slug. An issue is moved to a status by updating the issue's state. */
 export interface PylonIssueStatusesRecord {
   [field: string]: unknown;
   slug: string;
@@ -174,6 +174,14 @@ export interface PylonIssueStatusesListParams {
 export interface PylonIssueStatusesListPagination {
   next_cursor: PaginationValue;
   has_next_page: PaginationValue;
+}
+
+/** Move an issue to a status (PATCH /issues/{id} with state only): new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status slug (issue_statuses list). Returns Pylon's whole response body, {data: <issue>, request_id}. */
+export interface PylonIssueStatusesUpdateParams {
+  /** ID (or number) of the issue. */
+  issue_id: string;
+  /** Status slug to move the issue to: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status slug. */
+  state: string;
 }
 
 /** Messages of an issue, customer-facing replies and internal notes. */
@@ -681,7 +689,55 @@ export interface PylonTasksGetParams {
   id: string;
 }
 
-/** Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter. */
+/** Create a task (POST /tasks). Returns Pylon's whole response body, {data: <task>, request_id}. */
+export interface PylonTasksCreateParams {
+  /** Title of the task. */
+  title: string;
+  /** Body of the task in HTML. */
+  body_html?: string;
+  /** Status: not_started, in_progress, completed or a custom task status. */
+  status?: string;
+  /** User assigned to the task. */
+  assignee_id?: string;
+  /** Project the task belongs to. */
+  project_id?: string;
+  /** Milestone of the project the task belongs to. */
+  milestone_id?: string;
+  /** Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z). */
+  due_date?: string;
+  /** Whether the task is visible in the customer portal (Pylon's default on create: false). */
+  customer_portal_visible?: boolean;
+  /** Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change. */
+  custom_fields?: Array<{ slug?: string; value?: string; values?: Array<string>;[key: string]: unknown }>;
+  /** Account the task belongs to. */
+  account_id?: string;
+}
+
+/** Update a task (PATCH /tasks/{id}); only the given fields change. Returns Pylon's whole response body, {data: <task>, request_id}. */
+export interface PylonTasksUpdateParams {
+  /** ID of the task. */
+  id: string;
+  /** Title of the task. */
+  title?: string;
+  /** Body of the task in HTML. */
+  body_html?: string;
+  /** Status: not_started, in_progress, completed or a custom task status. */
+  status?: string;
+  /** User assigned to the task. */
+  assignee_id?: string;
+  /** Project the task belongs to. */
+  project_id?: string;
+  /** Milestone of the project the task belongs to. */
+  milestone_id?: string;
+  /** Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z). */
+  due_date?: string;
+  /** Whether the task is visible in the customer portal (Pylon's default on create: false). */
+  customer_portal_visible?: boolean;
+  /** Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change. */
+  custom_fields?: Array<{ slug?: string; value?: string; values?: Array<string>;[key: string]: unknown }>;
+}
+
+/** Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter, and created and updated one by one. */
 export interface PylonProjectsRecord {
   [field: string]: unknown;
   id: string;
@@ -710,6 +766,46 @@ export interface PylonProjectsListParams {
 export interface PylonProjectsListPagination {
   next_cursor: PaginationValue;
   has_next_page: PaginationValue;
+}
+
+/** Create a project for an account (POST /projects). Returns Pylon's whole response body, {data: <project>, request_id}. */
+export interface PylonProjectsCreateParams {
+  /** Name of the project. */
+  name: string;
+  /** Account the project belongs to. */
+  account_id: string;
+  /** Description of the project in HTML. */
+  description_html?: string;
+  /** Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z). */
+  start_date?: string;
+  /** End date, RFC 3339. */
+  end_date?: string;
+  /** User who owns the project. */
+  owner_id?: string;
+  /** Whether the project is visible in the customer portal (Pylon's default on create: false). */
+  customer_portal_visible?: boolean;
+  /** Project template to create the project from. */
+  project_template_id?: string;
+}
+
+/** Update a project (PATCH /projects/{id}); only the given fields change. Returns Pylon's whole response body, {data: <project>, request_id}. */
+export interface PylonProjectsUpdateParams {
+  /** ID of the project. */
+  id: string;
+  /** Name of the project. */
+  name?: string;
+  /** Whether the project is archived. */
+  is_archived?: boolean;
+  /** Description of the project in HTML. */
+  description_html?: string;
+  /** Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z). */
+  start_date?: string;
+  /** End date, RFC 3339. */
+  end_date?: string;
+  /** User who owns the project. */
+  owner_id?: string;
+  /** Whether the project is visible in the customer portal (Pylon's default on create: false). */
+  customer_portal_visible?: boolean;
 }
 
 /** Milestones of a project. Pylon offers only their creation, update and deletion (no list or get). */
@@ -766,7 +862,7 @@ export interface PylonKnowledgeBasesGetParams {
   id: string;
 }
 
-/** Knowledge-base articles (published and draft HTML content). */
+/** Knowledge-base articles (published and draft HTML content), created and updated within their knowledge base. */
 export interface PylonArticlesRecord {
   [field: string]: unknown;
   id: string;
@@ -810,7 +906,45 @@ export interface PylonArticlesGetParams {
   language?: string;
 }
 
-/** Collections (sections) of a knowledge base, which may be nested. */
+/** Create an article in a knowledge base (POST /knowledge-bases/{id}/articles), as a draft unless is_published is true. Returns Pylon's whole response body, {data: <article>, request_id}. */
+export interface PylonArticlesCreateParams {
+  /** ID of the knowledge base (knowledge_bases list). */
+  knowledge_base_id: string;
+  /** Title of the article. */
+  title: string;
+  /** HTML body of the article. */
+  body_html: string;
+  /** User attributed as the author of the article (users list). */
+  author_user_id: string;
+  /** Collection to put the article in (collections list). */
+  collection_id?: string;
+  /** Slug of the article (Pylon's default: a slug from the title). */
+  slug?: string;
+  /** Whether to publish the article (Pylon's default: false, a draft). */
+  is_published?: boolean;
+  /** Whether the article is reachable only by direct link (Pylon's default: false). */
+  is_unlisted?: boolean;
+}
+
+/** Update an article of a knowledge base (PATCH /knowledge-bases/{id}/articles/{article_id}); only the given fields change, and a changed body stays a draft unless publish_updated_body_html is true. Returns Pylon's whole response body, {data: <article>, request_id}. */
+export interface PylonArticlesUpdateParams {
+  /** ID of the knowledge base (knowledge_bases list). */
+  knowledge_base_id: string;
+  /** ID of the article. */
+  article_id: string;
+  /** Title of the article. */
+  title?: string;
+  /** HTML body of the article. */
+  body_html?: string;
+  /** Whether to publish the changes (Pylon's default: false). */
+  publish_updated_body_html?: boolean;
+  /** Whether the article is reachable only by direct link. */
+  is_unlisted?: boolean;
+  /** Language code of the translation to update (the original article when omitted). */
+  language?: string;
+}
+
+/** Collections (sections) of a knowledge base, which may be nested; Pylon offers their creation but no update. */
 export interface PylonCollectionsRecord {
   [field: string]: unknown;
   id: string;
@@ -835,6 +969,20 @@ export interface PylonCollectionsGetParams {
   knowledge_base_id: string;
   /** ID of the collection. */
   collection_id: string;
+}
+
+/** Create a collection in a knowledge base (POST /knowledge-bases/{id}/collections), nested under parent_collection_id when given. Returns Pylon's whole response body, {data: <collection>, request_id}. */
+export interface PylonCollectionsCreateParams {
+  /** ID of the knowledge base (knowledge_bases list). */
+  knowledge_base_id: string;
+  /** Title of the collection. */
+  title: string;
+  /** Description of the collection. */
+  description?: string;
+  /** Slug of the collection (Pylon's default: a slug from the title). */
+  slug?: string;
+  /** Collection to nest the new collection in. */
+  parent_collection_id?: string;
 }
 
 /** The Pylon organization the API token belongs to. */
@@ -865,6 +1013,7 @@ export type PylonOperations = {
   };
   issue_statuses: {
     list: { params: PylonIssueStatusesListParams; data: PylonIssueStatusesRecord[]; pagination: PylonIssueStatusesListPagination };
+    update: { params: PylonIssueStatusesUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   messages: {
     list: { params: PylonMessagesListParams; data: PylonMessagesRecord[]; pagination: PylonMessagesListPagination };
@@ -918,9 +1067,13 @@ export type PylonOperations = {
   tasks: {
     list: { params: PylonTasksListParams; data: PylonTasksRecord[]; pagination: PylonTasksListPagination };
     get: { params: PylonTasksGetParams; data: PylonTasksRecord; pagination: never };
+    create: { params: PylonTasksCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: PylonTasksUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   projects: {
     list: { params: PylonProjectsListParams; data: PylonProjectsRecord[]; pagination: PylonProjectsListPagination };
+    create: { params: PylonProjectsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: PylonProjectsUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   milestones: {
     create: { params: PylonMilestonesCreateParams; data: Record<string, unknown>; pagination: never };
@@ -933,10 +1086,13 @@ export type PylonOperations = {
   articles: {
     list: { params: PylonArticlesListParams; data: PylonArticlesRecord[]; pagination: PylonArticlesListPagination };
     get: { params: PylonArticlesGetParams; data: PylonArticlesRecord; pagination: never };
+    create: { params: PylonArticlesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: PylonArticlesUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   collections: {
     list: { params: PylonCollectionsListParams; data: PylonCollectionsRecord[]; pagination: never };
     get: { params: PylonCollectionsGetParams; data: PylonCollectionsRecord; pagination: never };
+    create: { params: PylonCollectionsCreateParams; data: Record<string, unknown>; pagination: never };
   };
   me: {
     get: { params: PylonMeGetParams; data: PylonMeRecord; pagination: never };
@@ -983,6 +1139,7 @@ export type PylonFacade = {
   };
   issue_statuses: {
     list(params?: PylonIssueStatusesListParams): Promise<ExecuteResult<PylonIssueStatusesRecord[], PylonIssueStatusesListPagination>>;
+    update(params: PylonIssueStatusesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   messages: {
     list(params: PylonMessagesListParams): Promise<ExecuteResult<PylonMessagesRecord[], PylonMessagesListPagination>>;
@@ -1036,9 +1193,13 @@ export type PylonFacade = {
   tasks: {
     list(params?: PylonTasksListParams): Promise<ExecuteResult<PylonTasksRecord[], PylonTasksListPagination>>;
     get(params: PylonTasksGetParams): Promise<ExecuteResult<PylonTasksRecord, never>>;
+    create(params: PylonTasksCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: PylonTasksUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   projects: {
     list(params?: PylonProjectsListParams): Promise<ExecuteResult<PylonProjectsRecord[], PylonProjectsListPagination>>;
+    create(params: PylonProjectsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: PylonProjectsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   milestones: {
     create(params: PylonMilestonesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
@@ -1051,10 +1212,13 @@ export type PylonFacade = {
   articles: {
     list(params: PylonArticlesListParams): Promise<ExecuteResult<PylonArticlesRecord[], PylonArticlesListPagination>>;
     get(params: PylonArticlesGetParams): Promise<ExecuteResult<PylonArticlesRecord, never>>;
+    create(params: PylonArticlesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: PylonArticlesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   collections: {
     list(params: PylonCollectionsListParams): Promise<ExecuteResult<PylonCollectionsRecord[], never>>;
     get(params: PylonCollectionsGetParams): Promise<ExecuteResult<PylonCollectionsRecord, never>>;
+    create(params: PylonCollectionsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   me: {
     get(params?: PylonMeGetParams): Promise<ExecuteResult<PylonMeRecord, never>>;
@@ -1078,6 +1242,7 @@ export const pylonFacade = (connector: Connector): PylonFacade => ({
   },
   issue_statuses: {
     list: (params = {}) => connector.execute<PylonIssueStatusesRecord[], PylonIssueStatusesListPagination>("issue_statuses", "list", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("issue_statuses", "update", { ...params }),
   },
   messages: {
     list: (params) => connector.execute<PylonMessagesRecord[], PylonMessagesListPagination>("messages", "list", { ...params }),
@@ -1131,9 +1296,13 @@ export const pylonFacade = (connector: Connector): PylonFacade => ({
   tasks: {
     list: (params = {}) => connector.execute<PylonTasksRecord[], PylonTasksListPagination>("tasks", "list", { ...params }),
     get: (params) => connector.execute<PylonTasksRecord, never>("tasks", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("tasks", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("tasks", "update", { ...params }),
   },
   projects: {
     list: (params = {}) => connector.execute<PylonProjectsRecord[], PylonProjectsListPagination>("projects", "list", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("projects", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("projects", "update", { ...params }),
   },
   milestones: {
     create: (params) => connector.execute<Record<string, unknown>, never>("milestones", "create", { ...params }),
@@ -1146,10 +1315,13 @@ export const pylonFacade = (connector: Connector): PylonFacade => ({
   articles: {
     list: (params) => connector.execute<PylonArticlesRecord[], PylonArticlesListPagination>("articles", "list", { ...params }),
     get: (params) => connector.execute<PylonArticlesRecord, never>("articles", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("articles", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("articles", "update", { ...params }),
   },
   collections: {
     list: (params) => connector.execute<PylonCollectionsRecord[], never>("collections", "list", { ...params }),
     get: (params) => connector.execute<PylonCollectionsRecord, never>("collections", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("collections", "create", { ...params }),
   },
   me: {
     get: (params = {}) => connector.execute<PylonMeRecord, never>("me", "get", { ...params }),

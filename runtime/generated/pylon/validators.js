@@ -1438,8 +1438,159 @@ else {
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
-export const messages__list = validate18;
+export const issue_statuses__update = validate18;
 const schema19 = {
+    "$id": "issue_statuses__update",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "state": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Status slug to move the issue to: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status slug."
+        }
+    },
+    "required": ["issue_id", "state"],
+    "additionalProperties": false
+};
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.issue_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.state === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "state" },
+            message: "must have required property '" + "state" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((key0 === "issue_id") || (key0 === "state"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.issue_id !== undefined) {
+        let data0 = data.issue_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.state !== undefined) {
+        let data1 = data.state;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/state",
+                    schemaPath: "#/properties/state/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/state",
+                schemaPath: "#/properties/state/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err7];
+    }
+    else {
+        vErrors.push(err7);
+    }
+    errors++;
+} validate18.errors = vErrors; return errors === 0; }
+export const messages__list = validate19;
+const schema20 = {
     "$id": "messages__list",
     "type": "object",
     "properties": {
@@ -1453,7 +1604,7 @@ const schema19 = {
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1572,9 +1723,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const issue_notes__create = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const issue_notes__create = validate20;
+const schema21 = {
     "$id": "issue_notes__create",
     "type": "object",
     "properties": {
@@ -1592,7 +1743,7 @@ const schema20 = {
     "required": ["issue_id", "body_html"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1839,16 +1990,16 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const issue_threads__list = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const issue_threads__list = validate21;
+const schema22 = {
     "$id": "issue_threads__list",
     "type": "object",
     "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." } },
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1930,9 +2081,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const issue_threads__create = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const issue_threads__create = validate22;
+const schema23 = {
     "$id": "issue_threads__create",
     "type": "object",
     "properties": {
@@ -1942,7 +2093,7 @@ const schema22 = {
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -2042,9 +2193,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const accounts__list = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const accounts__list = validate23;
+const schema24 = {
     "$id": "accounts__list",
     "type": "object",
     "properties": {
@@ -2063,7 +2214,7 @@ const schema23 = {
     },
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -2182,9 +2333,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const accounts__create = validate23;
-const schema24 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const accounts__create = validate24;
+const schema25 = {
     "$id": "accounts__create",
     "type": "object",
     "properties": {
@@ -2227,7 +2378,7 @@ const schema24 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -2245,7 +2396,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema24.properties, key0))) {
+        if (!(func3.call(schema25.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2322,7 +2473,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/account_type",
                 schemaPath: "#/properties/account_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema24.properties.account_type.enum },
+                params: { allowedValues: schema25.properties.account_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2641,16 +2792,16 @@ else {
         vErrors.push(err21);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const accounts__get = validate24;
-const schema25 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const accounts__get = validate25;
+const schema26 = {
     "$id": "accounts__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2732,9 +2883,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const accounts__update = validate25;
-const schema26 = {
+} validate25.errors = vErrors; return errors === 0; }
+export const accounts__update = validate26;
+const schema27 = {
     "$id": "accounts__update",
     "type": "object",
     "properties": {
@@ -2774,7 +2925,7 @@ const schema26 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2792,7 +2943,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema26.properties, key0))) {
+        if (!(func3.call(schema27.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3208,9 +3359,9 @@ else {
         vErrors.push(err22);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const contacts__list = validate26;
-const schema27 = {
+} validate26.errors = vErrors; return errors === 0; }
+export const contacts__list = validate27;
+const schema28 = {
     "$id": "contacts__list",
     "type": "object",
     "properties": {
@@ -3228,7 +3379,7 @@ const schema27 = {
     },
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -3347,9 +3498,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const contacts__create = validate27;
-const schema28 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const contacts__create = validate28;
+const schema29 = {
     "$id": "contacts__create",
     "type": "object",
     "properties": {
@@ -3375,7 +3526,7 @@ const schema28 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -3393,7 +3544,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema28.properties, key0))) {
+        if (!(func3.call(schema29.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3705,16 +3856,16 @@ else {
         vErrors.push(err17);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const contacts__get = validate28;
-const schema29 = {
+} validate28.errors = vErrors; return errors === 0; }
+export const contacts__get = validate29;
+const schema30 = {
     "$id": "contacts__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the contact." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3796,9 +3947,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const contacts__update = validate29;
-const schema30 = {
+} validate29.errors = vErrors; return errors === 0; }
+export const contacts__update = validate30;
+const schema31 = {
     "$id": "contacts__update",
     "type": "object",
     "properties": {
@@ -3825,7 +3976,7 @@ const schema30 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3843,7 +3994,7 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema30.properties, key0))) {
+        if (!(func3.call(schema31.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4192,9 +4343,9 @@ else {
         vErrors.push(err19);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const teams__list = validate30;
-const schema31 = {
+} validate30.errors = vErrors; return errors === 0; }
+export const teams__list = validate31;
+const schema32 = {
     "$id": "teams__list",
     "type": "object",
     "properties": {
@@ -4206,7 +4357,7 @@ const schema31 = {
     },
     "additionalProperties": false
 };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -4272,9 +4423,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const teams__create = validate31;
-const schema32 = {
+} validate31.errors = vErrors; return errors === 0; }
+export const teams__create = validate32;
+const schema33 = {
     "$id": "teams__create",
     "type": "object",
     "properties": {
@@ -4283,7 +4434,7 @@ const schema32 = {
     },
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "name") || (key0 === "user_ids"))) {
             const err0 = {
@@ -4389,16 +4540,16 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const teams__get = validate32;
-const schema33 = {
+} validate32.errors = vErrors; return errors === 0; }
+export const teams__get = validate33;
+const schema34 = {
     "$id": "teams__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the team." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4480,9 +4631,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const teams__update = validate33;
-const schema34 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const teams__update = validate34;
+const schema35 = {
     "$id": "teams__update",
     "type": "object",
     "properties": {
@@ -4493,7 +4644,7 @@ const schema34 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4652,9 +4803,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const tags__list = validate34;
-const schema35 = {
+} validate34.errors = vErrors; return errors === 0; }
+export const tags__list = validate35;
+const schema36 = {
     "$id": "tags__list",
     "type": "object",
     "properties": {
@@ -4666,7 +4817,7 @@ const schema35 = {
     },
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -4732,9 +4883,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const tags__create = validate35;
-const schema36 = {
+} validate35.errors = vErrors; return errors === 0; }
+export const tags__create = validate36;
+const schema37 = {
     "$id": "tags__create",
     "type": "object",
     "properties": {
@@ -4749,7 +4900,7 @@ const schema36 = {
     "required": ["value", "object_type"],
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.value === undefined) {
         const err0 = {
             instancePath,
@@ -4860,7 +5011,7 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/object_type",
                 schemaPath: "#/properties/object_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema36.properties.object_type.enum },
+                params: { allowedValues: schema37.properties.object_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -4900,16 +5051,16 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const tags__get = validate36;
-const schema37 = {
+} validate36.errors = vErrors; return errors === 0; }
+export const tags__get = validate37;
+const schema38 = {
     "$id": "tags__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the tag." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4991,9 +5142,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const tags__update = validate37;
-const schema38 = {
+} validate37.errors = vErrors; return errors === 0; }
+export const tags__update = validate38;
+const schema39 = {
     "$id": "tags__update",
     "type": "object",
     "properties": {
@@ -5004,7 +5155,7 @@ const schema38 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5141,9 +5292,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const users__list = validate38;
-const schema39 = {
+} validate38.errors = vErrors; return errors === 0; }
+export const users__list = validate39;
+const schema40 = {
     "$id": "users__list",
     "type": "object",
     "properties": {
@@ -5155,7 +5306,7 @@ const schema39 = {
     },
     "additionalProperties": false
 };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5221,16 +5372,16 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
-export const users__get = validate39;
-const schema40 = {
+} validate39.errors = vErrors; return errors === 0; }
+export const users__get = validate40;
+const schema41 = {
     "$id": "users__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the user." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5312,9 +5463,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
-export const custom_fields__list = validate40;
-const schema41 = {
+} validate40.errors = vErrors; return errors === 0; }
+export const custom_fields__list = validate41;
+const schema42 = {
     "$id": "custom_fields__list",
     "type": "object",
     "properties": {
@@ -5332,7 +5483,7 @@ const schema41 = {
     "required": ["object_type"],
     "additionalProperties": false
 };
-function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.object_type === undefined) {
         const err0 = {
             instancePath,
@@ -5390,7 +5541,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/object_type",
                 schemaPath: "#/properties/object_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema41.properties.object_type.enum },
+                params: { allowedValues: schema42.properties.object_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -5449,16 +5600,16 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate40.errors = vErrors; return errors === 0; }
-export const custom_fields__get = validate41;
-const schema42 = {
+} validate41.errors = vErrors; return errors === 0; }
+export const custom_fields__get = validate42;
+const schema43 = {
     "$id": "custom_fields__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the custom field." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5540,9 +5691,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate41.errors = vErrors; return errors === 0; }
-export const ticket_forms__list = validate42;
-const schema43 = {
+} validate42.errors = vErrors; return errors === 0; }
+export const ticket_forms__list = validate43;
+const schema44 = {
     "$id": "ticket_forms__list",
     "type": "object",
     "properties": {
@@ -5554,7 +5705,7 @@ const schema43 = {
     },
     "additionalProperties": false
 };
-function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5620,16 +5771,16 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate42.errors = vErrors; return errors === 0; }
-export const ticket_forms__get = validate43;
-const schema44 = {
+} validate43.errors = vErrors; return errors === 0; }
+export const ticket_forms__get = validate44;
+const schema45 = {
     "$id": "ticket_forms__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the ticket form." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5711,9 +5862,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate43.errors = vErrors; return errors === 0; }
-export const user_roles__list = validate44;
-const schema45 = {
+} validate44.errors = vErrors; return errors === 0; }
+export const user_roles__list = validate45;
+const schema46 = {
     "$id": "user_roles__list",
     "type": "object",
     "properties": {
@@ -5725,7 +5876,7 @@ const schema45 = {
     },
     "additionalProperties": false
 };
-function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5791,9 +5942,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate44.errors = vErrors; return errors === 0; }
-export const tasks__list = validate45;
-const schema46 = {
+} validate45.errors = vErrors; return errors === 0; }
+export const tasks__list = validate46;
+const schema47 = {
     "$id": "tasks__list",
     "type": "object",
     "properties": {
@@ -5811,7 +5962,7 @@ const schema46 = {
     },
     "additionalProperties": false
 };
-function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -5930,16 +6081,16 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate45.errors = vErrors; return errors === 0; }
-export const tasks__get = validate46;
-const schema47 = {
+} validate46.errors = vErrors; return errors === 0; }
+export const tasks__get = validate47;
+const schema48 = {
     "$id": "tasks__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the task." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6021,9 +6172,892 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate46.errors = vErrors; return errors === 0; }
-export const projects__list = validate47;
-const schema48 = {
+} validate47.errors = vErrors; return errors === 0; }
+export const tasks__create = validate48;
+const schema49 = {
+    "$id": "tasks__create",
+    "type": "object",
+    "properties": {
+        "title": { "type": "string", "minLength": 1, "description": "Title of the task." },
+        "body_html": { "type": "string", "description": "Body of the task in HTML." },
+        "status": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Status: not_started, in_progress, completed or a custom task status."
+        },
+        "assignee_id": { "type": "string", "description": "User assigned to the task." },
+        "project_id": { "type": "string", "description": "Project the task belongs to." },
+        "milestone_id": { "type": "string", "description": "Milestone of the project the task belongs to." },
+        "due_date": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z)."
+        },
+        "customer_portal_visible": {
+            "type": "boolean",
+            "description": "Whether the task is visible in the customer portal (Pylon's default on create: false)."
+        },
+        "custom_fields": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "slug": { "type": "string", "description": "Slug of the custom field (custom_fields list)." },
+                    "value": {
+                        "type": "string",
+                        "description": "Value of a single-valued field (the option slug for a select field)."
+                    },
+                    "values": {
+                        "type": "array",
+                        "items": { "type": "string" },
+                        "description": "Values of a multi-valued field (option slugs for a multiselect)."
+                    }
+                }
+            },
+            "description": "Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change."
+        },
+        "account_id": { "type": "string", "description": "Account the task belongs to." }
+    },
+    "required": ["title"],
+    "additionalProperties": false
+};
+function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.title === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func3.call(schema49.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data0 = data.title;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.body_html !== undefined) {
+        if (typeof data.body_html !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.status !== undefined) {
+        let data2 = data.status;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/status",
+                    schemaPath: "#/properties/status/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.assignee_id !== undefined) {
+        if (typeof data.assignee_id !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/assignee_id",
+                schemaPath: "#/properties/assignee_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.project_id !== undefined) {
+        if (typeof data.project_id !== "string") {
+            const err8 = {
+                instancePath: instancePath + "/project_id",
+                schemaPath: "#/properties/project_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.milestone_id !== undefined) {
+        if (typeof data.milestone_id !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/milestone_id",
+                schemaPath: "#/properties/milestone_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.due_date !== undefined) {
+        let data6 = data.due_date;
+        if (typeof data6 === "string") {
+            if (!(formats0.validate(data6))) {
+                const err10 = {
+                    instancePath: instancePath + "/due_date",
+                    schemaPath: "#/properties/due_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/due_date",
+                schemaPath: "#/properties/due_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.customer_portal_visible !== undefined) {
+        if (typeof data.customer_portal_visible !== "boolean") {
+            const err12 = {
+                instancePath: instancePath + "/customer_portal_visible",
+                schemaPath: "#/properties/customer_portal_visible/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.custom_fields !== undefined) {
+        let data8 = data.custom_fields;
+        if (Array.isArray(data8)) {
+            const len0 = data8.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data9 = data8[i0];
+                if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+                    if (data9.slug !== undefined) {
+                        if (typeof data9.slug !== "string") {
+                            const err13 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/slug",
+                                schemaPath: "#/properties/custom_fields/items/properties/slug/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err13];
+                            }
+                            else {
+                                vErrors.push(err13);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data9.value !== undefined) {
+                        if (typeof data9.value !== "string") {
+                            const err14 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/value",
+                                schemaPath: "#/properties/custom_fields/items/properties/value/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err14];
+                            }
+                            else {
+                                vErrors.push(err14);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data9.values !== undefined) {
+                        let data12 = data9.values;
+                        if (Array.isArray(data12)) {
+                            const len1 = data12.length;
+                            for (let i1 = 0; i1 < len1; i1++) {
+                                if (typeof data12[i1] !== "string") {
+                                    const err15 = {
+                                        instancePath: instancePath + "/custom_fields/" + i0 + "/values/" + i1,
+                                        schemaPath: "#/properties/custom_fields/items/properties/values/items/type",
+                                        keyword: "type",
+                                        params: { type: "string" },
+                                        message: "must be string"
+                                    };
+                                    if (vErrors === null) {
+                                        vErrors = [err15];
+                                    }
+                                    else {
+                                        vErrors.push(err15);
+                                    }
+                                    errors++;
+                                }
+                            }
+                        }
+                        else {
+                            const err16 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/values",
+                                schemaPath: "#/properties/custom_fields/items/properties/values/type",
+                                keyword: "type",
+                                params: { type: "array" },
+                                message: "must be array"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err16];
+                            }
+                            else {
+                                vErrors.push(err16);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err17 = {
+                        instancePath: instancePath + "/custom_fields/" + i0,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err17];
+                    }
+                    else {
+                        vErrors.push(err17);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err18 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err18];
+            }
+            else {
+                vErrors.push(err18);
+            }
+            errors++;
+        }
+    }
+    if (data.account_id !== undefined) {
+        if (typeof data.account_id !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err20];
+    }
+    else {
+        vErrors.push(err20);
+    }
+    errors++;
+} validate48.errors = vErrors; return errors === 0; }
+export const tasks__update = validate49;
+const schema50 = {
+    "$id": "tasks__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the task." },
+        "title": { "type": "string", "minLength": 1, "description": "Title of the task." },
+        "body_html": { "type": "string", "description": "Body of the task in HTML." },
+        "status": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Status: not_started, in_progress, completed or a custom task status."
+        },
+        "assignee_id": { "type": "string", "description": "User assigned to the task." },
+        "project_id": { "type": "string", "description": "Project the task belongs to." },
+        "milestone_id": { "type": "string", "description": "Milestone of the project the task belongs to." },
+        "due_date": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Due date, RFC 3339 (e.g. 2025-11-15T00:00:00Z)."
+        },
+        "customer_portal_visible": {
+            "type": "boolean",
+            "description": "Whether the task is visible in the customer portal (Pylon's default on create: false)."
+        },
+        "custom_fields": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "slug": { "type": "string", "description": "Slug of the custom field (custom_fields list)." },
+                    "value": {
+                        "type": "string",
+                        "description": "Value of a single-valued field (the option slug for a select field)."
+                    },
+                    "values": {
+                        "type": "array",
+                        "items": { "type": "string" },
+                        "description": "Values of a multi-valued field (option slugs for a multiselect)."
+                    }
+                }
+            },
+            "description": "Custom field values of the task ({slug, value} or {slug, values}); on update only the given fields change."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func3.call(schema50.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data1 = data.title;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.body_html !== undefined) {
+        if (typeof data.body_html !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.status !== undefined) {
+        let data3 = data.status;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/status",
+                    schemaPath: "#/properties/status/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.assignee_id !== undefined) {
+        if (typeof data.assignee_id !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/assignee_id",
+                schemaPath: "#/properties/assignee_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.project_id !== undefined) {
+        if (typeof data.project_id !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/project_id",
+                schemaPath: "#/properties/project_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.milestone_id !== undefined) {
+        if (typeof data.milestone_id !== "string") {
+            const err11 = {
+                instancePath: instancePath + "/milestone_id",
+                schemaPath: "#/properties/milestone_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.due_date !== undefined) {
+        let data7 = data.due_date;
+        if (typeof data7 === "string") {
+            if (!(formats0.validate(data7))) {
+                const err12 = {
+                    instancePath: instancePath + "/due_date",
+                    schemaPath: "#/properties/due_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err13 = {
+                instancePath: instancePath + "/due_date",
+                schemaPath: "#/properties/due_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.customer_portal_visible !== undefined) {
+        if (typeof data.customer_portal_visible !== "boolean") {
+            const err14 = {
+                instancePath: instancePath + "/customer_portal_visible",
+                schemaPath: "#/properties/customer_portal_visible/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.custom_fields !== undefined) {
+        let data9 = data.custom_fields;
+        if (Array.isArray(data9)) {
+            const len0 = data9.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data10 = data9[i0];
+                if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
+                    if (data10.slug !== undefined) {
+                        if (typeof data10.slug !== "string") {
+                            const err15 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/slug",
+                                schemaPath: "#/properties/custom_fields/items/properties/slug/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err15];
+                            }
+                            else {
+                                vErrors.push(err15);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data10.value !== undefined) {
+                        if (typeof data10.value !== "string") {
+                            const err16 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/value",
+                                schemaPath: "#/properties/custom_fields/items/properties/value/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err16];
+                            }
+                            else {
+                                vErrors.push(err16);
+                            }
+                            errors++;
+                        }
+                    }
+                    if (data10.values !== undefined) {
+                        let data13 = data10.values;
+                        if (Array.isArray(data13)) {
+                            const len1 = data13.length;
+                            for (let i1 = 0; i1 < len1; i1++) {
+                                if (typeof data13[i1] !== "string") {
+                                    const err17 = {
+                                        instancePath: instancePath + "/custom_fields/" + i0 + "/values/" + i1,
+                                        schemaPath: "#/properties/custom_fields/items/properties/values/items/type",
+                                        keyword: "type",
+                                        params: { type: "string" },
+                                        message: "must be string"
+                                    };
+                                    if (vErrors === null) {
+                                        vErrors = [err17];
+                                    }
+                                    else {
+                                        vErrors.push(err17);
+                                    }
+                                    errors++;
+                                }
+                            }
+                        }
+                        else {
+                            const err18 = {
+                                instancePath: instancePath + "/custom_fields/" + i0 + "/values",
+                                schemaPath: "#/properties/custom_fields/items/properties/values/type",
+                                keyword: "type",
+                                params: { type: "array" },
+                                message: "must be array"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err18];
+                            }
+                            else {
+                                vErrors.push(err18);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err19 = {
+                        instancePath: instancePath + "/custom_fields/" + i0,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err19];
+                    }
+                    else {
+                        vErrors.push(err19);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err21];
+    }
+    else {
+        vErrors.push(err21);
+    }
+    errors++;
+} validate49.errors = vErrors; return errors === 0; }
+export const projects__list = validate50;
+const schema51 = {
     "$id": "projects__list",
     "type": "object",
     "properties": {
@@ -6041,7 +7075,7 @@ const schema48 = {
     },
     "additionalProperties": false
 };
-function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -6160,9 +7194,605 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate47.errors = vErrors; return errors === 0; }
-export const milestones__create = validate48;
-const schema49 = {
+} validate50.errors = vErrors; return errors === 0; }
+export const projects__create = validate51;
+const schema52 = {
+    "$id": "projects__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "Name of the project." },
+        "account_id": { "type": "string", "minLength": 1, "description": "Account the project belongs to." },
+        "description_html": { "type": "string", "description": "Description of the project in HTML." },
+        "start_date": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z)."
+        },
+        "end_date": { "type": "string", "format": "date-time", "description": "End date, RFC 3339." },
+        "owner_id": { "type": "string", "description": "User who owns the project." },
+        "customer_portal_visible": {
+            "type": "boolean",
+            "description": "Whether the project is visible in the customer portal (Pylon's default on create: false)."
+        },
+        "project_template_id": { "type": "string", "description": "Project template to create the project from." }
+    },
+    "required": ["name", "account_id"],
+    "additionalProperties": false
+};
+function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.account_id === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((((((key0 === "name") || (key0 === "account_id")) || (key0 === "description_html")) || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "owner_id")) || (key0 === "customer_portal_visible")) || (key0 === "project_template_id"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data0 = data.name;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.account_id !== undefined) {
+        let data1 = data.account_id;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.description_html !== undefined) {
+        if (typeof data.description_html !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/description_html",
+                schemaPath: "#/properties/description_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.start_date !== undefined) {
+        let data3 = data.start_date;
+        if (typeof data3 === "string") {
+            if (!(formats0.validate(data3))) {
+                const err8 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.end_date !== undefined) {
+        let data4 = data.end_date;
+        if (typeof data4 === "string") {
+            if (!(formats0.validate(data4))) {
+                const err10 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        if (typeof data.owner_id !== "string") {
+            const err12 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.customer_portal_visible !== undefined) {
+        if (typeof data.customer_portal_visible !== "boolean") {
+            const err13 = {
+                instancePath: instancePath + "/customer_portal_visible",
+                schemaPath: "#/properties/customer_portal_visible/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.project_template_id !== undefined) {
+        if (typeof data.project_template_id !== "string") {
+            const err14 = {
+                instancePath: instancePath + "/project_template_id",
+                schemaPath: "#/properties/project_template_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err15];
+    }
+    else {
+        vErrors.push(err15);
+    }
+    errors++;
+} validate51.errors = vErrors; return errors === 0; }
+export const projects__update = validate52;
+const schema53 = {
+    "$id": "projects__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the project." },
+        "name": { "type": "string", "minLength": 1, "description": "Name of the project." },
+        "is_archived": { "type": "boolean", "description": "Whether the project is archived." },
+        "description_html": { "type": "string", "description": "Description of the project in HTML." },
+        "start_date": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Start date, RFC 3339 (e.g. 2025-10-01T00:00:00Z)."
+        },
+        "end_date": { "type": "string", "format": "date-time", "description": "End date, RFC 3339." },
+        "owner_id": { "type": "string", "description": "User who owns the project." },
+        "customer_portal_visible": {
+            "type": "boolean",
+            "description": "Whether the project is visible in the customer portal (Pylon's default on create: false)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((((((key0 === "id") || (key0 === "name")) || (key0 === "is_archived")) || (key0 === "description_html")) || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "owner_id")) || (key0 === "customer_portal_visible"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data1 = data.name;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.is_archived !== undefined) {
+        if (typeof data.is_archived !== "boolean") {
+            const err6 = {
+                instancePath: instancePath + "/is_archived",
+                schemaPath: "#/properties/is_archived/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.description_html !== undefined) {
+        if (typeof data.description_html !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/description_html",
+                schemaPath: "#/properties/description_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.start_date !== undefined) {
+        let data4 = data.start_date;
+        if (typeof data4 === "string") {
+            if (!(formats0.validate(data4))) {
+                const err8 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.end_date !== undefined) {
+        let data5 = data.end_date;
+        if (typeof data5 === "string") {
+            if (!(formats0.validate(data5))) {
+                const err10 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        if (typeof data.owner_id !== "string") {
+            const err12 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.customer_portal_visible !== undefined) {
+        if (typeof data.customer_portal_visible !== "boolean") {
+            const err13 = {
+                instancePath: instancePath + "/customer_portal_visible",
+                schemaPath: "#/properties/customer_portal_visible/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err14];
+    }
+    else {
+        vErrors.push(err14);
+    }
+    errors++;
+} validate52.errors = vErrors; return errors === 0; }
+export const milestones__create = validate53;
+const schema54 = {
     "$id": "milestones__create",
     "type": "object",
     "properties": {
@@ -6174,7 +7804,7 @@ const schema49 = {
     "required": ["name", "project_id"],
     "additionalProperties": false
 };
-function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -6364,9 +7994,9 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate48.errors = vErrors; return errors === 0; }
-export const milestones__update = validate49;
-const schema50 = {
+} validate53.errors = vErrors; return errors === 0; }
+export const milestones__update = validate54;
+const schema55 = {
     "$id": "milestones__update",
     "type": "object",
     "properties": {
@@ -6377,7 +8007,7 @@ const schema50 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6533,10 +8163,10 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate49.errors = vErrors; return errors === 0; }
-export const knowledge_bases__list = validate50;
-const schema51 = { "$id": "knowledge_bases__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate54.errors = vErrors; return errors === 0; }
+export const knowledge_bases__list = validate55;
+const schema56 = { "$id": "knowledge_bases__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -6563,16 +8193,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate50.errors = vErrors; return errors === 0; }
-export const knowledge_bases__get = validate51;
-const schema52 = {
+} validate55.errors = vErrors; return errors === 0; }
+export const knowledge_bases__get = validate56;
+const schema57 = {
     "$id": "knowledge_bases__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6654,9 +8284,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate51.errors = vErrors; return errors === 0; }
-export const articles__list = validate52;
-const schema53 = {
+} validate56.errors = vErrors; return errors === 0; }
+export const articles__list = validate57;
+const schema58 = {
     "$id": "articles__list",
     "type": "object",
     "properties": {
@@ -6677,7 +8307,7 @@ const schema53 = {
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -6867,9 +8497,9 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate52.errors = vErrors; return errors === 0; }
-export const articles__get = validate53;
-const schema54 = {
+} validate57.errors = vErrors; return errors === 0; }
+export const articles__get = validate58;
+const schema59 = {
     "$id": "articles__get",
     "type": "object",
     "properties": {
@@ -6880,7 +8510,7 @@ const schema54 = {
     "required": ["knowledge_base_id", "article_id"],
     "additionalProperties": false
 };
-function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -7033,9 +8663,673 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate53.errors = vErrors; return errors === 0; }
-export const collections__list = validate54;
-const schema55 = {
+} validate58.errors = vErrors; return errors === 0; }
+export const articles__create = validate59;
+const schema60 = {
+    "$id": "articles__create",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
+        "title": { "type": "string", "minLength": 1, "description": "Title of the article." },
+        "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the article." },
+        "author_user_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "User attributed as the author of the article (users list)."
+        },
+        "collection_id": { "type": "string", "description": "Collection to put the article in (collections list)." },
+        "slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Slug of the article (Pylon's default: a slug from the title)."
+        },
+        "is_published": { "type": "boolean", "description": "Whether to publish the article (Pylon's default: false, a draft)." },
+        "is_unlisted": {
+            "type": "boolean",
+            "description": "Whether the article is reachable only by direct link (Pylon's default: false)."
+        }
+    },
+    "required": ["knowledge_base_id", "title", "body_html", "author_user_id"],
+    "additionalProperties": false
+};
+function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.knowledge_base_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.title === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.body_html === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body_html" },
+            message: "must have required property '" + "body_html" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.author_user_id === undefined) {
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "author_user_id" },
+            message: "must have required property '" + "author_user_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!((((((((key0 === "knowledge_base_id") || (key0 === "title")) || (key0 === "body_html")) || (key0 === "author_user_id")) || (key0 === "collection_id")) || (key0 === "slug")) || (key0 === "is_published")) || (key0 === "is_unlisted"))) {
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.knowledge_base_id !== undefined) {
+        let data0 = data.knowledge_base_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data1 = data.title;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.body_html !== undefined) {
+        let data2 = data.body_html;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/body_html",
+                    schemaPath: "#/properties/body_html/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.author_user_id !== undefined) {
+        let data3 = data.author_user_id;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err11 = {
+                    instancePath: instancePath + "/author_user_id",
+                    schemaPath: "#/properties/author_user_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/author_user_id",
+                schemaPath: "#/properties/author_user_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.collection_id !== undefined) {
+        if (typeof data.collection_id !== "string") {
+            const err13 = {
+                instancePath: instancePath + "/collection_id",
+                schemaPath: "#/properties/collection_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.slug !== undefined) {
+        let data5 = data.slug;
+        if (typeof data5 === "string") {
+            if (func2(data5) < 1) {
+                const err14 = {
+                    instancePath: instancePath + "/slug",
+                    schemaPath: "#/properties/slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err14];
+                }
+                else {
+                    vErrors.push(err14);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err15 = {
+                instancePath: instancePath + "/slug",
+                schemaPath: "#/properties/slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+    if (data.is_published !== undefined) {
+        if (typeof data.is_published !== "boolean") {
+            const err16 = {
+                instancePath: instancePath + "/is_published",
+                schemaPath: "#/properties/is_published/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err16];
+            }
+            else {
+                vErrors.push(err16);
+            }
+            errors++;
+        }
+    }
+    if (data.is_unlisted !== undefined) {
+        if (typeof data.is_unlisted !== "boolean") {
+            const err17 = {
+                instancePath: instancePath + "/is_unlisted",
+                schemaPath: "#/properties/is_unlisted/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err18];
+    }
+    else {
+        vErrors.push(err18);
+    }
+    errors++;
+} validate59.errors = vErrors; return errors === 0; }
+export const articles__update = validate60;
+const schema61 = {
+    "$id": "articles__update",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
+        "article_id": { "type": "string", "minLength": 1, "description": "ID of the article." },
+        "title": { "type": "string", "minLength": 1, "description": "Title of the article." },
+        "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the article." },
+        "publish_updated_body_html": { "type": "boolean", "description": "Whether to publish the changes (Pylon's default: false)." },
+        "is_unlisted": { "type": "boolean", "description": "Whether the article is reachable only by direct link." },
+        "language": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Language code of the translation to update (the original article when omitted)."
+        }
+    },
+    "required": ["knowledge_base_id", "article_id"],
+    "additionalProperties": false
+};
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.knowledge_base_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.article_id === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "article_id" },
+            message: "must have required property '" + "article_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((((key0 === "knowledge_base_id") || (key0 === "article_id")) || (key0 === "title")) || (key0 === "body_html")) || (key0 === "publish_updated_body_html")) || (key0 === "is_unlisted")) || (key0 === "language"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.knowledge_base_id !== undefined) {
+        let data0 = data.knowledge_base_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.article_id !== undefined) {
+        let data1 = data.article_id;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/article_id",
+                    schemaPath: "#/properties/article_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/article_id",
+                schemaPath: "#/properties/article_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data2 = data.title;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err7 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.body_html !== undefined) {
+        let data3 = data.body_html;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err9 = {
+                    instancePath: instancePath + "/body_html",
+                    schemaPath: "#/properties/body_html/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err10 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.publish_updated_body_html !== undefined) {
+        if (typeof data.publish_updated_body_html !== "boolean") {
+            const err11 = {
+                instancePath: instancePath + "/publish_updated_body_html",
+                schemaPath: "#/properties/publish_updated_body_html/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.is_unlisted !== undefined) {
+        if (typeof data.is_unlisted !== "boolean") {
+            const err12 = {
+                instancePath: instancePath + "/is_unlisted",
+                schemaPath: "#/properties/is_unlisted/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.language !== undefined) {
+        let data6 = data.language;
+        if (typeof data6 === "string") {
+            if (func2(data6) < 1) {
+                const err13 = {
+                    instancePath: instancePath + "/language",
+                    schemaPath: "#/properties/language/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err15];
+    }
+    else {
+        vErrors.push(err15);
+    }
+    errors++;
+} validate60.errors = vErrors; return errors === 0; }
+export const collections__list = validate61;
+const schema62 = {
     "$id": "collections__list",
     "type": "object",
     "properties": {
@@ -7044,7 +9338,7 @@ const schema55 = {
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -7126,9 +9420,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate54.errors = vErrors; return errors === 0; }
-export const collections__get = validate55;
-const schema56 = {
+} validate61.errors = vErrors; return errors === 0; }
+export const collections__get = validate62;
+const schema63 = {
     "$id": "collections__get",
     "type": "object",
     "properties": {
@@ -7138,7 +9432,7 @@ const schema56 = {
     "required": ["knowledge_base_id", "collection_id"],
     "additionalProperties": false
 };
-function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -7273,10 +9567,237 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate55.errors = vErrors; return errors === 0; }
-export const me__get = validate56;
-const schema57 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate62.errors = vErrors; return errors === 0; }
+export const collections__create = validate63;
+const schema64 = {
+    "$id": "collections__create",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (knowledge_bases list)." },
+        "title": { "type": "string", "minLength": 1, "description": "Title of the collection." },
+        "description": { "type": "string", "description": "Description of the collection." },
+        "slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Slug of the collection (Pylon's default: a slug from the title)."
+        },
+        "parent_collection_id": { "type": "string", "description": "Collection to nest the new collection in." }
+    },
+    "required": ["knowledge_base_id", "title"],
+    "additionalProperties": false
+};
+function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.knowledge_base_id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.title === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((((key0 === "knowledge_base_id") || (key0 === "title")) || (key0 === "description")) || (key0 === "slug")) || (key0 === "parent_collection_id"))) {
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+    }
+    if (data.knowledge_base_id !== undefined) {
+        let data0 = data.knowledge_base_id;
+        if (typeof data0 === "string") {
+            if (func2(data0) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err4 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.title !== undefined) {
+        let data1 = data.title;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.description !== undefined) {
+        if (typeof data.description !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.slug !== undefined) {
+        let data3 = data.slug;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err8 = {
+                    instancePath: instancePath + "/slug",
+                    schemaPath: "#/properties/slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err9 = {
+                instancePath: instancePath + "/slug",
+                schemaPath: "#/properties/slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.parent_collection_id !== undefined) {
+        if (typeof data.parent_collection_id !== "string") {
+            const err10 = {
+                instancePath: instancePath + "/parent_collection_id",
+                schemaPath: "#/properties/parent_collection_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err11 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err11];
+    }
+    else {
+        vErrors.push(err11);
+    }
+    errors++;
+} validate63.errors = vErrors; return errors === 0; }
+export const me__get = validate64;
+const schema65 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -7303,4 +9824,4 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate56.errors = vErrors; return errors === 0; }
+} validate64.errors = vErrors; return errors === 0; }
