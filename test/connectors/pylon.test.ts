@@ -418,6 +418,19 @@ describe('pylon issues create/update/delete', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it("update sends a status slug as given: Pylon's base statuses and the organization's custom ones", async () => {
+    const scope = api()
+      .patch(`/issues/${ISSUE_ID}`, { state: 'waiting_on_customer' })
+      .reply(200, one({ ...R.issues, state: 'waiting_on_customer' }))
+      .patch(`/issues/${ISSUE_ID}`, { state: 'escalated-to-eng' })
+      .reply(200, one({ ...R.issues, state: 'escalated-to-eng' }));
+
+    await pylon().execute('issues', 'update', { id: ISSUE_ID, state: 'waiting_on_customer' });
+    await pylon().execute('issues', 'update', { id: ISSUE_ID, state: 'escalated-to-eng' });
+
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('delete -> DELETE /issues/{id}; returns {request_id}', async () => {
     const scope = api().delete(`/issues/${ISSUE_ID}`).reply(200, { request_id: REQUEST_ID });
 
@@ -427,18 +440,18 @@ describe('pylon issues create/update/delete', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('rejects values outside the allowed state and priority values, naming both', async () => {
+  it('rejects an empty state and a priority outside the allowed values, naming both', async () => {
     const scope = nock(API);
 
     const upd = await pylon()
-      .execute('issues', 'update', { id: ISSUE_ID, state: 'pending' })
+      .execute('issues', 'update', { id: ISSUE_ID, state: '' })
       .catch((e: unknown) => e);
     const crt = await pylon()
       .execute('issues', 'create', { title: 't', body_html: '<p>b</p>', priority: 'p1' })
       .catch((e: unknown) => e);
 
     expect(upd).toBeInstanceOf(ValidationError);
-    expect((upd as ValidationError).issues).toEqual([expect.objectContaining({ field: 'state', rule: 'enum' })]);
+    expect((upd as ValidationError).issues).toEqual([expect.objectContaining({ field: 'state', rule: 'minLength' })]);
     expect(crt).toBeInstanceOf(ValidationError);
     expect((crt as ValidationError).issues).toEqual([expect.objectContaining({ field: 'priority', rule: 'enum' })]);
     expect(scope.isDone()).toBe(true);

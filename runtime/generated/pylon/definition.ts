@@ -70,7 +70,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). issue_statuses.update moves an issue (issue_id) to a status: a slug of the issue_statuses list. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to a status slug (new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom one). Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). issue_statuses.update moves an issue (issue_id) to a status: a slug of the issue_statuses list. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "check": {
     "entity": "me",
     "action": "get",
@@ -568,14 +568,10 @@ export const definition: ConnectorDefinition = {
               "in": "body",
               "schema": {
                 "type": "string",
-                "enum": [
-                  "open",
-                  "snoozed",
-                  "closed"
-                ]
+                "minLength": 1
               },
               "required": false,
-              "description": "New state: open, snoozed or closed.",
+              "description": "New status slug: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status (issue_statuses lists them).",
               "sendDefault": false,
               "wire": "state"
             },

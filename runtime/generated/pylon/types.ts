@@ -93,8 +93,8 @@ export interface PylonIssuesGetParams {
 export interface PylonIssuesUpdateParams {
   /** ID of the issue. */
   id: string;
-  /** New state: open, snoozed or closed. */
-  state?: "open" | "snoozed" | "closed";
+  /** New status slug: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status (issue_statuses lists them). */
+  state?: string;
   /** User to assign the issue to ("" removes the assignee). */
   assignee_id?: string;
   /** Team to assign the issue to ("" removes the team). */

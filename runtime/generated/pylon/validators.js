@@ -629,8 +629,8 @@ const schema14 = {
         "id": { "type": "string", "minLength": 1, "description": "ID of the issue." },
         "state": {
             "type": "string",
-            "enum": ["open", "snoozed", "closed"],
-            "description": "New state: open, snoozed or closed."
+            "minLength": 1,
+            "description": "New status slug: new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom status (issue_statuses lists them)."
         },
         "assignee_id": { "type": "string", "description": "User to assign the issue to (\"\" removes the assignee)." },
         "team_id": { "type": "string", "description": "Team to assign the issue to (\"\" removes the team)." },
@@ -718,29 +718,31 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.state !== undefined) {
         let data1 = data.state;
-        if (typeof data1 !== "string") {
-            const err4 = {
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err4 = {
+                    instancePath: instancePath + "/state",
+                    schemaPath: "#/properties/state/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
                 instancePath: instancePath + "/state",
                 schemaPath: "#/properties/state/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err4];
-            }
-            else {
-                vErrors.push(err4);
-            }
-            errors++;
-        }
-        if (!(((data1 === "open") || (data1 === "snoozed")) || (data1 === "closed"))) {
-            const err5 = {
-                instancePath: instancePath + "/state",
-                schemaPath: "#/properties/state/enum",
-                keyword: "enum",
-                params: { allowedValues: schema14.properties.state.enum },
-                message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
                 vErrors = [err5];
