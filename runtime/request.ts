@@ -40,6 +40,24 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+/**
+ * The first of the action's path and alternative paths whose every {name} is given. A manifest names the
+ * choice in at_least_one_of, so validation refuses a call that completes none; this is the last guard.
+ */
+function pathFor(action: ActionDefinition, params: Record<string, unknown>): string {
+  if (action.alternativePaths === undefined) return action.path;
+  const given = new Set(
+    Object.entries(action.params)
+      .filter(([name, param]) => param.in === 'path' && params[name] !== undefined)
+      .map(([name, param]) => param.wire ?? name),
+  );
+  const paths = [action.path, ...action.alternativePaths];
+  const complete = paths.find((path) => [...path.matchAll(/\{([^}]+)\}/g)].every((match) => given.has(match[1] as string)));
+  if (complete !== undefined) return complete;
+  const message = `params must give every {name} of one of the paths ${paths.join(', ')}`;
+  throw new ValidationError(`Invalid params: ${message}.`, [{ field: 'params', rule: 'path_params', message, limit: paths }]);
+}
+
 /** Builds the HTTP request for validated params (auth headers and query are added by the caller). */
 export function buildRequest(action: ActionDefinition, params: Record<string, unknown>, target: Target): HttpRequest & { query: URLSearchParams } {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -51,7 +69,7 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
   const variables: Record<string, unknown> = {};
   let hasBody = action.constantBody !== undefined;
 
-  let path = action.path;
+  let path = pathFor(action, params);
   for (const [name, raw] of Object.entries(params)) {
     const param = own(action.params, name);
     if (raw === undefined) continue;

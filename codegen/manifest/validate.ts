@@ -629,11 +629,19 @@ function checkAction(
 ): void {
   const at = ['entities', entityName, 'actions', actionName];
   const params = action.params ?? {};
-  const templateNames = [...action.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-  for (const name of templateNames) {
-    const param = Object.entries(params).find(([p, def]) => def.in === 'path' && (def.wire ?? p) === name);
-    if (!param) report([...at, 'path'], 'undeclared-path-param', `path template names {${name}}, which no param with in: path declares`);
+  const paths: Array<[string[], string]> = [
+    [[...at, 'path'], action.path],
+    ...(action.alternative_paths ?? []).map((path, index): [string[], string] => [[...at, 'alternative_paths', String(index)], path]),
+  ];
+  const namesOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  for (const [segments, path] of paths) {
+    for (const name of namesOf(path)) {
+      const param = Object.entries(params).find(([p, def]) => def.in === 'path' && (def.wire ?? p) === name);
+      if (!param) report(segments, 'undeclared-path-param', `path template names {${name}}, which no param with in: path declares`);
+    }
   }
+  const templateNames = paths.flatMap(([, path]) => namesOf(path));
+  const inEveryPath = (name: string) => paths.every(([, path]) => namesOf(path).includes(name));
   const wires = new Map<string, string>();
   for (const [name, param] of Object.entries(params)) {
     const wire = `${param.in}:${param.wire ?? name}`;
@@ -649,7 +657,15 @@ function checkAction(
     if (param.in === 'path') {
       if (!templateNames.includes(param.wire ?? name))
         report([...at, 'params', name], 'unused-path-param', `path param "${name}" does not appear in the path template`, true);
-      if (!param.required) report([...at, 'params', name], 'path-param-required', `path param "${name}" must be required: true`, true);
+      else if (inEveryPath(param.wire ?? name) && !param.required)
+        report([...at, 'params', name], 'path-param-required', `path param "${name}" must be required: true`, true);
+      else if (!inEveryPath(param.wire ?? name) && param.required)
+        report(
+          [...at, 'params', name],
+          'path-param-required',
+          `path param "${name}" is missing from some of the action's paths, so it cannot be required: name it in at_least_one_of instead`,
+          true,
+        );
     }
     if (param.in === 'variables' && !action.graphql)
       report([...at, 'params', name], 'variables-without-graphql', 'params with in: variables need a graphql document', true);

@@ -673,6 +673,13 @@ export interface Action {
   /** Path template; {name} is filled from a path param. */
   path: string;
   /**
+   * Other path templates of the same request, for a list the vendor also serves under another parent
+   * (Snapchat's ad squads of a campaign or of an ad account). The first of `path` and these whose every
+   * {name} has a value is used; a path param missing from some of them must not be required (rule
+   * `path-param-required`), and `at_least_one_of` should name the params that choose one.
+   */
+  alternativePaths?: Array<string>;
+  /**
    * The params callers pass, by name.
    * @default {}
    */

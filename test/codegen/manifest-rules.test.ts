@@ -352,6 +352,31 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(path.resolve(diagnostics[0]?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
   });
 
+  it('alternative_paths: each path names only declared params, and a param missing from one of them is not required', () => {
+    const withPaths = (params: string) =>
+      VALID.replace(
+        '        path: /widgets/{id}\n        params:\n          id: { in: path, required: true, schema: { type: integer } }',
+        `        path: /widgets/{id}\n        alternative_paths: ['/shelves/{shelf}/widgets/{id}', '/bins/{bin}']\n        params:\n${params}`,
+      );
+    const diagnosticsOf = (params: string) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+      dirs.push(dir);
+      writeFileSync(path.join(dir, 'acme.yaml'), withPaths(params));
+      return loadDefinitions(dir).diagnostics.map((d) => [d.rule, d.message]);
+    };
+    expect(
+      diagnosticsOf('          id: { in: path, schema: { type: integer } }\n          shelf: { in: path, required: true, schema: { type: string } }'),
+    ).toEqual([
+      ['undeclared-path-param', 'path template names {bin}, which no param with in: path declares'],
+      ['path-param-required', 'path param "shelf" is missing from some of the action\'s paths, so it cannot be required: name it in at_least_one_of instead'],
+    ]);
+    expect(
+      diagnosticsOf(
+        '          id: { in: path, schema: { type: integer } }\n          shelf: { in: path, schema: { type: string } }\n          bin: { in: path, schema: { type: string } }',
+      ),
+    ).toEqual([]);
+  });
+
   it('authorization_code.settings_from_token names a config variable, or the line and a suggestion', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);

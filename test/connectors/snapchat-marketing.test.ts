@@ -189,6 +189,9 @@ const LISTS: Array<[Entity, Rec, string]> = [
   ['campaigns', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/campaigns`],
   ['adsquads', { campaign_id: CAMPAIGN_ID }, `/campaigns/${CAMPAIGN_ID}/adsquads`],
   ['ads', { ad_squad_id: AD_SQUAD_ID }, `/adsquads/${AD_SQUAD_ID}/ads`],
+  // The same lists for a whole ad account (alternative_paths), as Airbyte's clients ask for them.
+  ['adsquads', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/adsquads`],
+  ['ads', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/ads`],
   ['creatives', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/creatives`],
   ['media', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/media`],
   ['segments', { ad_account_id: AD_ACCOUNT_ID }, `/adaccounts/${AD_ACCOUNT_ID}/segments`],
@@ -350,13 +353,22 @@ describe('snapchat-marketing validation', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('rejects a child list without its parent id', async () => {
-    const err = await snap()
+  it('rejects a child list without a parent id, or with both of its parents, before any request', async () => {
+    const scope = nock(API);
+    const none = await snap()
       .execute('adsquads', 'list', {})
       .catch((e: unknown) => e);
+    const both = await snap()
+      .execute('ads', 'list', { ad_squad_id: AD_SQUAD_ID, ad_account_id: AD_ACCOUNT_ID })
+      .catch((e: unknown) => e);
 
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'campaign_id', rule: 'required' })]);
+    expect(none).toBeInstanceOf(ValidationError);
+    expect((none as ValidationError).issues).toEqual([
+      expect.objectContaining({ field: 'params', rule: 'at_least_one_of', limit: ['campaign_id', 'ad_account_id'] }),
+    ]);
+    expect(both).toBeInstanceOf(ValidationError);
+    expect((both as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_most_one_of' })]);
+    expect(scope.isDone()).toBe(true);
   });
 
   it('organizations list takes no params', async () => {

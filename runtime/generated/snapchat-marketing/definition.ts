@@ -1042,9 +1042,12 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items.",
+          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads) or of a whole ad account (GET /v1/adaccounts/{ad_account_id}/adsquads, as Airbyte's clients ask): give one of campaign_id and ad_account_id. Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items.",
           "method": "GET",
           "path": "/campaigns/{campaign_id}/adsquads",
+          "alternativePaths": [
+            "/adaccounts/{ad_account_id}/adsquads"
+          ],
           "params": {
             "campaign_id": {
               "in": "path",
@@ -1052,10 +1055,21 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "minLength": 1
               },
-              "required": true,
+              "required": false,
               "description": "Campaign ID (from campaigns list).",
               "sendDefault": false,
               "wire": "campaign_id"
+            },
+            "ad_account_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Ad account ID (from adaccounts list), for every ad squad of the account.",
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
@@ -1081,6 +1095,14 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
+          "atMostOneOf": [
+            "campaign_id",
+            "ad_account_id"
+          ],
+          "atLeastOneOf": [
+            "campaign_id",
+            "ad_account_id"
+          ],
           "recordItemPath": "adsquad",
           "guards": [],
           "recordsPath": "adsquads",
@@ -1234,9 +1256,12 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items.",
+          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads) or of a whole ad account (GET /v1/adaccounts/{ad_account_id}/ads, as Airbyte's clients ask): give one of ad_squad_id and ad_account_id. Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items.",
           "method": "GET",
           "path": "/adsquads/{ad_squad_id}/ads",
+          "alternativePaths": [
+            "/adaccounts/{ad_account_id}/ads"
+          ],
           "params": {
             "ad_squad_id": {
               "in": "path",
@@ -1244,10 +1269,21 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "minLength": 1
               },
-              "required": true,
+              "required": false,
               "description": "Ad squad ID (from adsquads list).",
               "sendDefault": false,
               "wire": "ad_squad_id"
+            },
+            "ad_account_id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Ad account ID (from adaccounts list), for every ad of the account.",
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
@@ -1273,6 +1309,14 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
+          "atMostOneOf": [
+            "ad_squad_id",
+            "ad_account_id"
+          ],
+          "atLeastOneOf": [
+            "ad_squad_id",
+            "ad_account_id"
+          ],
           "recordItemPath": "ad",
           "guards": [],
           "recordsPath": "ads",

@@ -166,10 +166,12 @@ export interface SnapchatMarketingAdsquadsRecord {
   skadnetwork_properties: Record<string, unknown> | null;
 }
 
-/** List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items. */
+/** List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads) or of a whole ad account (GET /v1/adaccounts/{ad_account_id}/adsquads, as Airbyte's clients ask): give one of campaign_id and ad_account_id. Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items. */
 export interface SnapchatMarketingAdsquadsListParams {
   /** Campaign ID (from campaigns list). */
-  campaign_id: string;
+  campaign_id?: string;
+  /** Ad account ID (from adaccounts list), for every ad squad of the account. */
+  ad_account_id?: string;
   /** Records per page, 50 to 1000. */
   limit?: number;
   /** Pagination cursor from paging.next_link (normally taken from next_params). */
@@ -204,10 +206,12 @@ export interface SnapchatMarketingAdsRecord {
   updated_at: string | null;
 }
 
-/** List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items. */
+/** List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads) or of a whole ad account (GET /v1/adaccounts/{ad_account_id}/ads, as Airbyte's clients ask): give one of ad_squad_id and ad_account_id. Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items. */
 export interface SnapchatMarketingAdsListParams {
   /** Ad squad ID (from adsquads list). */
-  ad_squad_id: string;
+  ad_squad_id?: string;
+  /** Ad account ID (from adaccounts list), for every ad of the account. */
+  ad_account_id?: string;
   /** Records per page, 50 to 1000. */
   limit?: number;
   /** Pagination cursor from paging.next_link (normally taken from next_params). */
@@ -415,11 +419,11 @@ export type SnapchatMarketingFacade = {
     get(params: SnapchatMarketingCampaignsGetParams): Promise<ExecuteResult<SnapchatMarketingCampaignsRecord, never>>;
   };
   adsquads: {
-    list(params: SnapchatMarketingAdsquadsListParams): Promise<ExecuteResult<SnapchatMarketingAdsquadsRecord[], SnapchatMarketingAdsquadsListPagination>>;
+    list(params?: SnapchatMarketingAdsquadsListParams): Promise<ExecuteResult<SnapchatMarketingAdsquadsRecord[], SnapchatMarketingAdsquadsListPagination>>;
     get(params: SnapchatMarketingAdsquadsGetParams): Promise<ExecuteResult<SnapchatMarketingAdsquadsRecord, never>>;
   };
   ads: {
-    list(params: SnapchatMarketingAdsListParams): Promise<ExecuteResult<SnapchatMarketingAdsRecord[], SnapchatMarketingAdsListPagination>>;
+    list(params?: SnapchatMarketingAdsListParams): Promise<ExecuteResult<SnapchatMarketingAdsRecord[], SnapchatMarketingAdsListPagination>>;
     get(params: SnapchatMarketingAdsGetParams): Promise<ExecuteResult<SnapchatMarketingAdsRecord, never>>;
   };
   creatives: {
@@ -451,11 +455,11 @@ export const snapchatMarketingFacade = (connector: Connector): SnapchatMarketing
     get: (params) => connector.execute<SnapchatMarketingCampaignsRecord, never>("campaigns", "get", { ...params }),
   },
   adsquads: {
-    list: (params) => connector.execute<SnapchatMarketingAdsquadsRecord[], SnapchatMarketingAdsquadsListPagination>("adsquads", "list", { ...params }),
+    list: (params = {}) => connector.execute<SnapchatMarketingAdsquadsRecord[], SnapchatMarketingAdsquadsListPagination>("adsquads", "list", { ...params }),
     get: (params) => connector.execute<SnapchatMarketingAdsquadsRecord, never>("adsquads", "get", { ...params }),
   },
   ads: {
-    list: (params) => connector.execute<SnapchatMarketingAdsRecord[], SnapchatMarketingAdsListPagination>("ads", "list", { ...params }),
+    list: (params = {}) => connector.execute<SnapchatMarketingAdsRecord[], SnapchatMarketingAdsListPagination>("ads", "list", { ...params }),
     get: (params) => connector.execute<SnapchatMarketingAdsRecord, never>("ads", "get", { ...params }),
   },
   creatives: {

@@ -689,6 +689,11 @@ const schema17 = {
     "type": "object",
     "properties": {
         "campaign_id": { "type": "string", "minLength": 1, "description": "Campaign ID (from campaigns list)." },
+        "ad_account_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Ad account ID (from adaccounts list), for every ad squad of the account."
+        },
         "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
         "cursor": {
             "type": "string",
@@ -696,29 +701,12 @@ const schema17 = {
             "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
         }
     },
-    "required": ["campaign_id"],
     "additionalProperties": false
 };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="adsquads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.campaign_id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "campaign_id" },
-            message: "must have required property '" + "campaign_id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
     for (const key0 in data) {
-        if (!(((key0 === "campaign_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = {
+        if (!((((key0 === "campaign_id") || (key0 === "ad_account_id")) || (key0 === "limit")) || (key0 === "cursor"))) {
+            const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
                 keyword: "additionalProperties",
@@ -726,10 +714,10 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must NOT have additional properties"
             };
             if (vErrors === null) {
-                vErrors = [err1];
+                vErrors = [err0];
             }
             else {
-                vErrors.push(err1);
+                vErrors.push(err0);
             }
             errors++;
         }
@@ -738,7 +726,7 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.campaign_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = {
+                const err1 = {
                     instancePath: instancePath + "/campaign_id",
                     schemaPath: "#/properties/campaign_id/minLength",
                     keyword: "minLength",
@@ -746,16 +734,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must NOT have fewer than 1 characters"
                 };
                 if (vErrors === null) {
-                    vErrors = [err2];
+                    vErrors = [err1];
                 }
                 else {
-                    vErrors.push(err2);
+                    vErrors.push(err1);
                 }
                 errors++;
             }
         }
         else {
-            const err3 = {
+            const err2 = {
                 instancePath: instancePath + "/campaign_id",
                 schemaPath: "#/properties/campaign_id/type",
                 keyword: "type",
@@ -763,23 +751,41 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err3];
+                vErrors = [err2];
             }
             else {
-                vErrors.push(err3);
+                vErrors.push(err2);
             }
             errors++;
         }
     }
-    if (data.limit !== undefined) {
-        let data1 = data.limit;
-        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+    if (data.ad_account_id !== undefined) {
+        let data1 = data.ad_account_id;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
             const err4 = {
-                instancePath: instancePath + "/limit",
-                schemaPath: "#/properties/limit/type",
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
                 keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
+                params: { type: "string" },
+                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err4];
@@ -789,30 +795,33 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-        if (typeof data1 == "number") {
-            if (data1 > 1000 || isNaN(data1)) {
-                const err5 = {
+    }
+    if (data.limit !== undefined) {
+        let data2 = data.limit;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if (typeof data2 == "number") {
+            if (data2 > 1000 || isNaN(data2)) {
+                const err6 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/maximum",
                     keyword: "maximum",
                     params: { comparison: "<=", limit: 1000 },
                     message: "must be <= 1000"
-                };
-                if (vErrors === null) {
-                    vErrors = [err5];
-                }
-                else {
-                    vErrors.push(err5);
-                }
-                errors++;
-            }
-            if (data1 < 50 || isNaN(data1)) {
-                const err6 = {
-                    instancePath: instancePath + "/limit",
-                    schemaPath: "#/properties/limit/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 50 },
-                    message: "must be >= 50"
                 };
                 if (vErrors === null) {
                     vErrors = [err6];
@@ -822,18 +831,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-        }
-    }
-    if (data.cursor !== undefined) {
-        let data2 = data.cursor;
-        if (typeof data2 === "string") {
-            if (func2(data2) < 1) {
+            if (data2 < 50 || isNaN(data2)) {
                 const err7 = {
-                    instancePath: instancePath + "/cursor",
-                    schemaPath: "#/properties/cursor/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
                 };
                 if (vErrors === null) {
                     vErrors = [err7];
@@ -844,8 +848,29 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
         }
+    }
+    if (data.cursor !== undefined) {
+        let data3 = data.cursor;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err8 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
         else {
-            const err8 = {
+            const err9 = {
                 instancePath: instancePath + "/cursor",
                 schemaPath: "#/properties/cursor/type",
                 keyword: "type",
@@ -853,22 +878,22 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err8];
+                vErrors = [err9];
             }
             else {
-                vErrors.push(err8);
+                vErrors.push(err9);
             }
             errors++;
         }
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err10];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err10);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
@@ -969,6 +994,11 @@ const schema19 = {
     "type": "object",
     "properties": {
         "ad_squad_id": { "type": "string", "minLength": 1, "description": "Ad squad ID (from adsquads list)." },
+        "ad_account_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Ad account ID (from adaccounts list), for every ad of the account."
+        },
         "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
         "cursor": {
             "type": "string",
@@ -976,29 +1006,12 @@ const schema19 = {
             "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
         }
     },
-    "required": ["ad_squad_id"],
     "additionalProperties": false
 };
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.ad_squad_id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "ad_squad_id" },
-            message: "must have required property '" + "ad_squad_id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
     for (const key0 in data) {
-        if (!(((key0 === "ad_squad_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = {
+        if (!((((key0 === "ad_squad_id") || (key0 === "ad_account_id")) || (key0 === "limit")) || (key0 === "cursor"))) {
+            const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
                 keyword: "additionalProperties",
@@ -1006,10 +1019,10 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must NOT have additional properties"
             };
             if (vErrors === null) {
-                vErrors = [err1];
+                vErrors = [err0];
             }
             else {
-                vErrors.push(err1);
+                vErrors.push(err0);
             }
             errors++;
         }
@@ -1018,7 +1031,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_squad_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = {
+                const err1 = {
                     instancePath: instancePath + "/ad_squad_id",
                     schemaPath: "#/properties/ad_squad_id/minLength",
                     keyword: "minLength",
@@ -1026,16 +1039,16 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must NOT have fewer than 1 characters"
                 };
                 if (vErrors === null) {
-                    vErrors = [err2];
+                    vErrors = [err1];
                 }
                 else {
-                    vErrors.push(err2);
+                    vErrors.push(err1);
                 }
                 errors++;
             }
         }
         else {
-            const err3 = {
+            const err2 = {
                 instancePath: instancePath + "/ad_squad_id",
                 schemaPath: "#/properties/ad_squad_id/type",
                 keyword: "type",
@@ -1043,23 +1056,41 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err3];
+                vErrors = [err2];
             }
             else {
-                vErrors.push(err3);
+                vErrors.push(err2);
             }
             errors++;
         }
     }
-    if (data.limit !== undefined) {
-        let data1 = data.limit;
-        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
+    if (data.ad_account_id !== undefined) {
+        let data1 = data.ad_account_id;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+        else {
             const err4 = {
-                instancePath: instancePath + "/limit",
-                schemaPath: "#/properties/limit/type",
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
                 keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
+                params: { type: "string" },
+                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err4];
@@ -1069,30 +1100,33 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-        if (typeof data1 == "number") {
-            if (data1 > 1000 || isNaN(data1)) {
-                const err5 = {
+    }
+    if (data.limit !== undefined) {
+        let data2 = data.limit;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+        if (typeof data2 == "number") {
+            if (data2 > 1000 || isNaN(data2)) {
+                const err6 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/maximum",
                     keyword: "maximum",
                     params: { comparison: "<=", limit: 1000 },
                     message: "must be <= 1000"
-                };
-                if (vErrors === null) {
-                    vErrors = [err5];
-                }
-                else {
-                    vErrors.push(err5);
-                }
-                errors++;
-            }
-            if (data1 < 50 || isNaN(data1)) {
-                const err6 = {
-                    instancePath: instancePath + "/limit",
-                    schemaPath: "#/properties/limit/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 50 },
-                    message: "must be >= 50"
                 };
                 if (vErrors === null) {
                     vErrors = [err6];
@@ -1102,18 +1136,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
-        }
-    }
-    if (data.cursor !== undefined) {
-        let data2 = data.cursor;
-        if (typeof data2 === "string") {
-            if (func2(data2) < 1) {
+            if (data2 < 50 || isNaN(data2)) {
                 const err7 = {
-                    instancePath: instancePath + "/cursor",
-                    schemaPath: "#/properties/cursor/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
                 };
                 if (vErrors === null) {
                     vErrors = [err7];
@@ -1124,8 +1153,29 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
         }
+    }
+    if (data.cursor !== undefined) {
+        let data3 = data.cursor;
+        if (typeof data3 === "string") {
+            if (func2(data3) < 1) {
+                const err8 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
         else {
-            const err8 = {
+            const err9 = {
                 instancePath: instancePath + "/cursor",
                 schemaPath: "#/properties/cursor/type",
                 keyword: "type",
@@ -1133,22 +1183,22 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err8];
+                vErrors = [err9];
             }
             else {
-                vErrors.push(err8);
+                vErrors.push(err9);
             }
             errors++;
         }
     }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err10];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err10);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
