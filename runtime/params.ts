@@ -6,7 +6,8 @@
  *   minimum and maximum. An action without a page-size param (or a limit below the vendor's minimum page
  *   size) gets `limit` applied by cutting the returned page to that many records.
  * - Scalar values as text, as clients that type every id as a string send them: a string of digits for
- *   an integer param, a decimal string for a number param, "true"/"false" for a boolean param.
+ *   an integer param, a decimal string for a number param, "true"/"false" for a boolean param; the same
+ *   for the items of an array param.
  * - A param under one of its aliases (the manifest's `aliases`, e.g. the name Airbyte's clients send).
  */
 import type { ActionDefinition, JsonObject, ParamDefinition } from './definition.js';
@@ -63,8 +64,17 @@ export function limitPlan(action: ActionDefinition): LimitPlan | undefined {
   };
 }
 
-/** A scalar given as text, read as the type the param declares; anything else is returned unchanged. */
+/**
+ * A scalar given as text, read as the type the param declares (each item of an array param alike:
+ * `id: ["10000"]` for an array of integers); anything else is returned unchanged.
+ */
 function fromText(value: unknown, schema: JsonObject): unknown {
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    return typesOf(schema).includes('array') && items !== null && typeof items === 'object' && !Array.isArray(items)
+      ? value.map((item) => fromText(item, items as JsonObject))
+      : value;
+  }
   if (typeof value !== 'string') return value;
   const types = typesOf(schema);
   if (types.length === 0 || types.includes('string')) return value;

@@ -124,6 +124,18 @@ describe('scalars given as text', () => {
     expect((await sentry.execute('organizations', 'list', { owner: 'true' })).data).toEqual([{ slug: 'acme' }]);
   });
 
+  it('the items of an array param likewise: Jira project ids as strings of digits are those integers', async () => {
+    const jira = createConnector('jira', { credentials: { email: 'ana@acme.com', api_token: 'jira-token-0001' }, config: { subdomain: 'acme' } });
+    nock('https://acme.atlassian.net')
+      .get('/rest/api/3/project/search')
+      .query({ id: ['10000', '10001'] })
+      .reply(200, { startAt: 0, maxResults: 50, total: 0, isLast: true, values: [] });
+    expect((await jira.execute('projects', 'api_search', { id: ['10000', 10001] })).data).toEqual([]);
+
+    const error = await validationError(() => jira.execute('projects', 'api_search', { id: ['10000', 'ten'] }));
+    expect(error.issues).toEqual([expect.objectContaining({ field: 'id.1', rule: 'type' })]);
+  });
+
   it('unknown params stay refused, named', async () => {
     const error = await validationError(() => harvest().execute('users', 'list', { limt: 1 }));
     expect(error.issues).toEqual([{ field: 'limt', rule: 'unknown', message: 'limt is not a known parameter' }]);
