@@ -349,7 +349,12 @@ export class Connector {
     keepAtMost?: number,
   ): ExecuteResult<TData, TPagination> {
     let data: unknown;
-    if (action.result === 'many') {
+    if (action.result === 'many' && action.recordsPath === undefined && action.recordPath !== undefined) {
+      // A list of the answer's one record (Zendesk Talk's overviews).
+      const record = getPath(body, action.recordPath);
+      if (record === undefined) throw new UpstreamError(`The vendor's response has no record at "${action.recordPath}".`, { upstreamStatus: response.status });
+      data = record === null ? [] : [record];
+    } else if (action.result === 'many') {
       const records: unknown[] = [];
       for (const path of action.recordsPath === undefined ? [undefined] : [action.recordsPath].flat()) {
         const found = getPath(body, path);

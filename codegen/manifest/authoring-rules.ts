@@ -72,7 +72,10 @@ export function checkAuthoringMistakes(manifest: LoadedManifest): Diagnostic[] {
           report([...at, 'additional_params'], 'body-on-read', `additional_params: body on a ${action.method} request is never sent`, true);
       }
       const many = (action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one')) === 'many';
-      if (many && action.records_path === undefined) {
+      // An explicit result: many with record_path lists the answer's one record (Zendesk Talk's overviews);
+      // without result, record_path on a list is taken for a typo of records_path.
+      const oneRecordList = action.result === 'many' && action.record_path !== undefined;
+      if (many && action.records_path === undefined && !oneRecordList) {
         const typo = action.record_path !== undefined ? `; "record_path" is for one record: did you mean "records_path"?` : '';
         report(
           at,

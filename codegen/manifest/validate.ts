@@ -697,6 +697,8 @@ function checkAction(
     report([...at, 'record_item_path'], 'result-shape', 'record_item_path applies to each record of a list; use record_path for one record');
   if (result === 'one' && action.records_path !== undefined)
     report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
+  if (result === 'many' && action.records_path !== undefined && action.record_path !== undefined)
+    report([...at, 'record_path'], 'result-shape', 'a list reads its records at records_path, or its one record at record_path, not both');
   if (result === 'one' && action.response_fields !== undefined)
     report([...at, 'response_fields'], 'result-shape', 'response_fields adds fields to each record of a list; a single record is the answer itself');
   for (const key of ['at_least_one_of', 'at_most_one_of'] as const) {

@@ -724,7 +724,13 @@ export interface Action {
    * (Snapchat's {sub_request_status, campaign: {...}}): the records are the inner objects.
    */
   recordItemPath?: string;
-  /** Dot path to the single record in the response (single-record actions). Omit for the whole body. */
+  /**
+   * Dot path to the single record in the response (single-record actions). Omit for the whole body. With
+   * `result: many` written out and no records_path, the answer's one record there is the list's only
+   * record (Zendesk Talk's overviews, which Airbyte's clients list); a list with both is refused (rule
+   * `result-shape`), and a list with record_path but no `result: many` is taken for a typo of
+   * records_path (rule `missing-records-path`).
+   */
   recordPath?: string;
   /**
    * many = a list of records (list, api_search); one = a single object.

@@ -352,6 +352,18 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(path.resolve(diagnostics[0]?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
   });
 
+  it('record_path on a list: the one record of the answer with result: many written out, else a typo of records_path', () => {
+    const diagnosticsOf = (list: string) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+      dirs.push(dir);
+      writeFileSync(path.join(dir, 'acme.yaml'), VALID.replace('        records_path: widgets\n', list));
+      return loadDefinitions(dir).diagnostics.map((d) => d.rule);
+    };
+    expect(diagnosticsOf('        result: many\n        record_path: widget\n')).toEqual([]);
+    expect(diagnosticsOf('        record_path: widget\n')).toEqual(['missing-records-path']);
+    expect(diagnosticsOf('        result: many\n        record_path: widget\n        records_path: widgets\n')).toEqual(['result-shape']);
+  });
+
   it('alternative_paths: each path names only declared params, and a param missing from one of them is not required', () => {
     const withPaths = (params: string) =>
       VALID.replace(

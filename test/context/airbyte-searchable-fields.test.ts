@@ -37,13 +37,19 @@ describe("coverage of Airbyte's searchable fields", () => {
     expect(pairs.length).toBeGreaterThan(100);
   });
 
-  it('syncs the single objects (no list, a param-less get) through their get', () => {
-    const singles = ['clickup.user', 'harvest.company', 'zendesk-talk.account_overview', 'zendesk-talk.agents_overview', 'zendesk-talk.current_queue_activity'];
-    for (const key of singles) {
+  it('syncs the single objects through their get (no list, a param-less get) or their list of one record', () => {
+    const singles: Array<[string, 'get' | 'list']> = [
+      ['clickup.user', 'get'],
+      ['harvest.company', 'get'],
+      ['zendesk-talk.account_overview', 'list'],
+      ['zendesk-talk.agents_overview', 'list'],
+      ['zendesk-talk.current_queue_activity', 'list'],
+    ];
+    for (const [key, action] of singles) {
       const [kind, entity] = key.split('.') as [string, string];
       const definition = connectorModules[kind]?.definition;
       expect(definition && syncableEntities(definition), key).toContain(entity);
-      expect(definition && syncAction(definition.entities[entity] as EntityDefinition).name, key).toBe('get');
+      expect(definition && syncAction(definition.entities[entity] as EntityDefinition).name, key).toBe(action);
     }
   });
 

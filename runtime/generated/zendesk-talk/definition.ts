@@ -1252,7 +1252,7 @@ export const definition: ConnectorDefinition = {
     },
     "agents_overview": {
       "name": "agents_overview",
-      "description": "Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account, so only get; it has no id of its own and total_calls_accepted stands in as the record's id field.",
+      "description": "Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account (get, or list as one record); it has no id of its own and total_calls_accepted stands in as the record's id field.",
       "record": {
         "singleton": false,
         "idField": "total_calls_accepted",
@@ -1435,12 +1435,25 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "list": {
+          "name": "list",
+          "description": "The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/agents_overview.",
+          "method": "GET",
+          "path": "/stats/agents_overview",
+          "params": {},
+          "recordPath": "agents_overview",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
     "account_overview": {
       "name": "account_overview",
-      "description": "Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account, so only get; it has no id of its own and total_calls stands in as the record's id field.",
+      "description": "Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account (get, or list as one record); it has no id of its own and total_calls stands in as the record's id field.",
       "record": {
         "singleton": false,
         "idField": "total_calls",
@@ -1623,12 +1636,25 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "list": {
+          "name": "list",
+          "description": "The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/account_overview.",
+          "method": "GET",
+          "path": "/stats/account_overview",
+          "params": {},
+          "recordPath": "account_overview",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
     "current_queue_activity": {
       "name": "current_queue_activity",
-      "description": "The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account, so only get; it has no id of its own and agents_online stands in as the record's id field.",
+      "description": "The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account (get, or list as one record); it has no id of its own and agents_online stands in as the record's id field.",
       "record": {
         "singleton": false,
         "idField": "agents_online",
@@ -1703,6 +1729,19 @@ export const definition: ConnectorDefinition = {
           "recordPath": "current_queue_activity",
           "guards": [],
           "result": "one",
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
+        "list": {
+          "name": "list",
+          "description": "The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/current_queue_activity.",
+          "method": "GET",
+          "path": "/stats/current_queue_activity",
+          "params": {},
+          "recordPath": "current_queue_activity",
+          "result": "many",
+          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -221,7 +221,7 @@ export interface ZendeskTalkAgentsActivityListPagination {
   next_page: PaginationValue;
 }
 
-/** Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account, so only get; it has no id of its own and total_calls_accepted stands in as the record's id field. */
+/** Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account (get, or list as one record); it has no id of its own and total_calls_accepted stands in as the record's id field. */
 export interface ZendeskTalkAgentsOverviewRecord {
   [field: string]: unknown;
   current_timestamp: string | null;
@@ -253,7 +253,11 @@ export interface ZendeskTalkAgentsOverviewRecord {
 export interface ZendeskTalkAgentsOverviewGetParams {
 }
 
-/** Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account, so only get; it has no id of its own and total_calls stands in as the record's id field. */
+/** The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/agents_overview. */
+export interface ZendeskTalkAgentsOverviewListParams {
+}
+
+/** Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account (get, or list as one record); it has no id of its own and total_calls stands in as the record's id field. */
 export interface ZendeskTalkAccountOverviewRecord {
   [field: string]: unknown;
   current_timestamp: string | null;
@@ -285,7 +289,11 @@ export interface ZendeskTalkAccountOverviewRecord {
 export interface ZendeskTalkAccountOverviewGetParams {
 }
 
-/** The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account, so only get; it has no id of its own and agents_online stands in as the record's id field. */
+/** The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/account_overview. */
+export interface ZendeskTalkAccountOverviewListParams {
+}
+
+/** The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account (get, or list as one record); it has no id of its own and agents_online stands in as the record's id field. */
 export interface ZendeskTalkCurrentQueueActivityRecord {
   [field: string]: unknown;
   current_timestamp: string | null;
@@ -300,6 +308,10 @@ export interface ZendeskTalkCurrentQueueActivityRecord {
 
 /** Show the current queue activity (GET /api/v2/channels/voice/stats/current_queue_activity); the object is under current_queue_activity. */
 export interface ZendeskTalkCurrentQueueActivityGetParams {
+}
+
+/** The same object as get, as a list of one record, for clients that list it (Airbyte's connector does): GET /api/v2/channels/voice/stats/current_queue_activity. */
+export interface ZendeskTalkCurrentQueueActivityListParams {
 }
 
 /** Inbound and outbound calls with their durations, queue, IVR, recording and ticket details (incremental export). */
@@ -432,12 +444,15 @@ export type ZendeskTalkOperations = {
   };
   agents_overview: {
     get: { params: ZendeskTalkAgentsOverviewGetParams; data: ZendeskTalkAgentsOverviewRecord; pagination: never };
+    list: { params: ZendeskTalkAgentsOverviewListParams; data: ZendeskTalkAgentsOverviewRecord[]; pagination: never };
   };
   account_overview: {
     get: { params: ZendeskTalkAccountOverviewGetParams; data: ZendeskTalkAccountOverviewRecord; pagination: never };
+    list: { params: ZendeskTalkAccountOverviewListParams; data: ZendeskTalkAccountOverviewRecord[]; pagination: never };
   };
   current_queue_activity: {
     get: { params: ZendeskTalkCurrentQueueActivityGetParams; data: ZendeskTalkCurrentQueueActivityRecord; pagination: never };
+    list: { params: ZendeskTalkCurrentQueueActivityListParams; data: ZendeskTalkCurrentQueueActivityRecord[]; pagination: never };
   };
   calls: {
     list: { params: ZendeskTalkCallsListParams; data: ZendeskTalkCallsRecord[]; pagination: ZendeskTalkCallsListPagination };
@@ -486,12 +501,15 @@ export type ZendeskTalkFacade = {
   };
   agents_overview: {
     get(params?: ZendeskTalkAgentsOverviewGetParams): Promise<ExecuteResult<ZendeskTalkAgentsOverviewRecord, never>>;
+    list(params?: ZendeskTalkAgentsOverviewListParams): Promise<ExecuteResult<ZendeskTalkAgentsOverviewRecord[], never>>;
   };
   account_overview: {
     get(params?: ZendeskTalkAccountOverviewGetParams): Promise<ExecuteResult<ZendeskTalkAccountOverviewRecord, never>>;
+    list(params?: ZendeskTalkAccountOverviewListParams): Promise<ExecuteResult<ZendeskTalkAccountOverviewRecord[], never>>;
   };
   current_queue_activity: {
     get(params?: ZendeskTalkCurrentQueueActivityGetParams): Promise<ExecuteResult<ZendeskTalkCurrentQueueActivityRecord, never>>;
+    list(params?: ZendeskTalkCurrentQueueActivityListParams): Promise<ExecuteResult<ZendeskTalkCurrentQueueActivityRecord[], never>>;
   };
   calls: {
     list(params: ZendeskTalkCallsListParams): Promise<ExecuteResult<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>>;
@@ -528,12 +546,15 @@ export const zendeskTalkFacade = (connector: Connector): ZendeskTalkFacade => ({
   },
   agents_overview: {
     get: (params = {}) => connector.execute<ZendeskTalkAgentsOverviewRecord, never>("agents_overview", "get", { ...params }),
+    list: (params = {}) => connector.execute<ZendeskTalkAgentsOverviewRecord[], never>("agents_overview", "list", { ...params }),
   },
   account_overview: {
     get: (params = {}) => connector.execute<ZendeskTalkAccountOverviewRecord, never>("account_overview", "get", { ...params }),
+    list: (params = {}) => connector.execute<ZendeskTalkAccountOverviewRecord[], never>("account_overview", "list", { ...params }),
   },
   current_queue_activity: {
     get: (params = {}) => connector.execute<ZendeskTalkCurrentQueueActivityRecord, never>("current_queue_activity", "get", { ...params }),
+    list: (params = {}) => connector.execute<ZendeskTalkCurrentQueueActivityRecord[], never>("current_queue_activity", "list", { ...params }),
   },
   calls: {
     list: (params) => connector.execute<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>("calls", "list", { ...params }),

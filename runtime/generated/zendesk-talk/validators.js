@@ -1325,9 +1325,9 @@ else {
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
-export const account_overview__get = validate22;
-const schema23 = { "$id": "account_overview__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="account_overview__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+export const agents_overview__list = validate22;
+const schema23 = { "$id": "agents_overview__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agents_overview__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1355,9 +1355,9 @@ else {
     }
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
-export const current_queue_activity__get = validate23;
-const schema24 = { "$id": "current_queue_activity__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="current_queue_activity__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+export const account_overview__get = validate23;
+const schema24 = { "$id": "account_overview__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="account_overview__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -1385,8 +1385,98 @@ else {
     }
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
-export const calls__list = validate24;
-const schema25 = {
+export const account_overview__list = validate24;
+const schema25 = { "$id": "account_overview__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="account_overview__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate24.errors = vErrors; return errors === 0; }
+export const current_queue_activity__get = validate25;
+const schema26 = { "$id": "current_queue_activity__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="current_queue_activity__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate25.errors = vErrors; return errors === 0; }
+export const current_queue_activity__list = validate26;
+const schema27 = { "$id": "current_queue_activity__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="current_queue_activity__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+}
+else {
+    const err1 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err1];
+    }
+    else {
+        vErrors.push(err1);
+    }
+    errors++;
+} validate26.errors = vErrors; return errors === 0; }
+export const calls__list = validate27;
+const schema28 = {
     "$id": "calls__list",
     "type": "object",
     "properties": {
@@ -1400,7 +1490,7 @@ const schema25 = {
     "required": ["start_time"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
         const err0 = {
             instancePath,
@@ -1482,9 +1572,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const call_legs__list = validate25;
-const schema26 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const call_legs__list = validate28;
+const schema29 = {
     "$id": "call_legs__list",
     "type": "object",
     "properties": {
@@ -1498,7 +1588,7 @@ const schema26 = {
     "required": ["start_time"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_legs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_legs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
         const err0 = {
             instancePath,
@@ -1580,4 +1670,4 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
+} validate28.errors = vErrors; return errors === 0; }
