@@ -1,6 +1,14 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, createConnector, NotFoundError, type TokenRefresh, UpstreamError, ValidationError } from '../../runtime/index.js';
+import {
+  AuthenticationError,
+  createConnector,
+  NotFoundError,
+  type TokenRefresh,
+  UnknownOperationError,
+  UpstreamError,
+  ValidationError,
+} from '../../runtime/index.js';
 
 // Salesforce REST API v62.0 on the org's instance host (the token response's instance_url), OAuth 2.0
 // refresh token flow at login.salesforce.com / test.salesforce.com. Bodies follow the REST API
@@ -1170,6 +1178,110 @@ describe('salesforce typed create / update / delete (contacts, leads, opportunit
     const res = await salesforce().execute('contacts', 'create', body);
 
     expect(res.data).toEqual({ id: '003D000000QV9n3IAD', errors: [], success: true });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+// Users: POST /sobjects/User and PATCH /sobjects/User/{id} with the User field API names (Object Reference:
+// User). Salesforce users cannot be deleted, only deactivated with IsActive false.
+describe('salesforce users create / update', () => {
+  const userBody = {
+    Username: 'jsmith@acme.com.uat',
+    FirstName: 'Jane',
+    LastName: 'Smith',
+    Email: 'jane.smith@acme.com',
+    Alias: 'jsmith',
+    ProfileId: '00eD0000001DqaQIAS',
+    UserRoleId: '00ED0000000qzJ3MAI',
+    ManagerId: '005D0000001AzKrIAK',
+    TimeZoneSidKey: 'America/Los_Angeles',
+    LocaleSidKey: 'en_US',
+    EmailEncodingKey: 'UTF-8',
+    LanguageLocaleKey: 'en_US',
+    IsActive: true,
+    Title: 'Sales Engineer',
+    Department: 'Sales',
+    Phone: '(415) 555-0100',
+    MobilePhone: '(415) 555-0101',
+  };
+
+  it('create posts the fields to /sobjects/User and returns {id, success, errors}', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post(`${API}/sobjects/User`, userBody)
+      .reply(201, { id: '005D0000001B2cDIAS', errors: [], success: true });
+
+    const res = await salesforce().execute('users', 'create', userBody);
+
+    expect(res.data).toEqual({ id: '005D0000001B2cDIAS', errors: [], success: true });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('update patches only the fields given on /sobjects/User/{id} and returns {} for the 204 (deactivation)', async () => {
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .patch(`${API}/sobjects/User/005D0000001B2cDIAS`, { IsActive: false, Title: 'Former Sales Engineer' })
+      .reply(204);
+
+    const res = await salesforce().execute('users', 'update', { id: '005D0000001B2cDIAS', IsActive: false, Title: 'Former Sales Engineer' });
+
+    expect(res).toEqual({ data: {} });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('create refuses a call without the nine required User fields before any request', async () => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute('users', 'create', { FirstName: 'Jane', Title: 'Sales Engineer' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual(
+      ['Alias', 'Email', 'EmailEncodingKey', 'LanguageLocaleKey', 'LastName', 'LocaleSidKey', 'ProfileId', 'TimeZoneSidKey', 'Username'].map((f) => [
+        f,
+        'required',
+      ]),
+    );
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('update refuses a call that changes nothing', async () => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute('users', 'update', { id: '005D0000001B2cDIAS' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a Username not in email form, an Alias over 8 characters and malformed IDs before any request', async () => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute('users', 'create', { ...userBody, Username: 'jsmith', Alias: 'janesmith', ProfileId: 'Standard User' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['Alias', 'maxLength'],
+      ['ProfileId', 'pattern'],
+      ['Username', 'format'],
+    ]);
+    const bad = await salesforce()
+      .execute('users', 'update', { id: '005D0000001B2cD', ManagerId: 'Rose Gonzalez' })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect((bad as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
+      ['ManagerId', 'pattern'],
+      ['id', 'pattern'],
+    ]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('offers no delete: Salesforce users are deactivated, never deleted', async () => {
+    const scope = nock(INSTANCE);
+    const err = await salesforce()
+      .execute('users', 'delete', { id: '005D0000001B2cDIAS' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnknownOperationError);
     expect(scope.isDone()).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ export const definition: ConnectorDefinition = {
   "iconUrl": "https://www.salesforce.com/favicon.ico",
   "supportLevel": "certified",
   "category": "customer relationship management",
-  "description": "Salesforce CRM through the REST API (v62.0) of your org: describe the org's objects and create, read, update and delete records of any object (sobjects); list accounts, contacts, leads, opportunities, tasks, events, campaigns, cases and notes with SOQL queries, search them with SOSL, and create, read, update and delete them; list content versions, attachments, users and opportunity stages with SOQL queries and read them by ID; list recently viewed reports and read their metadata; run any SOQL query. Authenticates with OAuth 2.0 (refresh token); the token response names the org's instance URL, which becomes the API host.",
+  "description": "Salesforce CRM through the REST API (v62.0) of your org: describe the org's objects and create, read, update and delete records of any object (sobjects); list accounts, contacts, leads, opportunities, tasks, events, campaigns, cases and notes with SOQL queries, search them with SOSL, and create, read, update and delete them; list users with SOQL queries, read them by ID, create and update them (users cannot be deleted, only deactivated); list content versions, attachments and opportunity stages with SOQL queries and read them by ID; list recently viewed reports and read their metadata; run any SOQL query. Authenticates with OAuth 2.0 (refresh token); the token response names the org's instance URL, which becomes the API host.",
   "docs": [
     {
       "title": "REST API Developer Guide: Versions (Winter '25 is API version 62.0)",
@@ -159,6 +159,10 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_user.htm"
     },
     {
+      "title": "Field Reference: User (types and lengths of the User fields)",
+      "url": "https://developer.salesforce.com/docs/atlas.en-us.260.0.sfFieldRef.meta/sfFieldRef/salesforce_field_reference_User.htm"
+    },
+    {
       "title": "Object reference: OpportunityStage",
       "url": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_opportunitystage.htm"
     }
@@ -243,7 +247,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
-  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. api_search runs a SOSL search through GET /search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Contact(Id, Name, Email) LIMIT 20: name the entity's object in RETURNING, as records of every object named there come back (attributes.type tells them apart), up to 2,000 in one call. The typed creates and updates (accounts, contacts, leads, opportunities, tasks, events, campaigns, cases, notes) take field API names as params (LastName, StageName, CloseDate as YYYY-MM-DD, StartDateTime as ISO 8601); custom fields (ending in __c) go through sobjects.create / sobjects.update. A timed event needs StartDateTime and DurationInMinutes or EndDateTime. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
+  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. api_search runs a SOSL search through GET /search, e.g. FIND {Acme} IN ALL FIELDS RETURNING Contact(Id, Name, Email) LIMIT 20: name the entity's object in RETURNING, as records of every object named there come back (attributes.type tells them apart), up to 2,000 in one call. The typed creates and updates (accounts, contacts, leads, opportunities, tasks, events, campaigns, cases, notes, users) take field API names as params (LastName, StageName, CloseDate as YYYY-MM-DD, StartDateTime as ISO 8601); custom fields (ending in __c) go through sobjects.create / sobjects.update. A timed event needs StartDateTime and DurationInMinutes or EndDateTime. users.create needs Username (email form), LastName, Email, Alias (up to 8 characters), ProfileId, TimeZoneSidKey, LocaleSidKey, EmailEncodingKey and LanguageLocaleKey; users have no delete: users.update with IsActive false deactivates one. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
   "check": {
     "entity": "query",
     "action": "list",
@@ -7613,7 +7617,7 @@ export const definition: ConnectorDefinition = {
     },
     "users": {
       "name": "users",
-      "description": "Users of the Salesforce org.",
+      "description": "Users of the Salesforce org. They can be created and updated but not deleted: set IsActive false to deactivate one.",
       "record": {
         "singleton": false,
         "idField": "Id",
@@ -7988,6 +7992,451 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "create": {
+          "name": "create",
+          "description": "Create a user (POST /sobjects/User); it needs a free user license of the profile given. Returns {id, success, errors}. Username, LastName, Email, Alias, ProfileId, TimeZoneSidKey, LocaleSidKey, EmailEncodingKey and LanguageLocaleKey are required. For fields not listed here, use sobjects.create with sobjectType User.",
+          "method": "POST",
+          "path": "/sobjects/User",
+          "params": {
+            "Username": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs.",
+              "sendDefault": false,
+              "wire": "Username"
+            },
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": true,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 128
+              },
+              "required": true,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Alias": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8
+              },
+              "required": true,
+              "description": "Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith.",
+              "sendDefault": false,
+              "wire": "Alias"
+            },
+            "ProfileId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": true,
+              "description": "ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile).",
+              "sendDefault": false,
+              "wire": "ProfileId"
+            },
+            "UserRoleId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole).",
+              "sendDefault": false,
+              "wire": "UserRoleId"
+            },
+            "ManagerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user's manager (another user).",
+              "sendDefault": false,
+              "wire": "ManagerId"
+            },
+            "TimeZoneSidKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": true,
+              "description": "Time zone picklist value, e.g. America/Los_Angeles.",
+              "sendDefault": false,
+              "wire": "TimeZoneSidKey"
+            },
+            "LocaleSidKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": true,
+              "description": "Locale picklist value, which formats dates, times and numbers, e.g. en_US.",
+              "sendDefault": false,
+              "wire": "LocaleSidKey"
+            },
+            "EmailEncodingKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": true,
+              "description": "Email encoding picklist value, e.g. UTF-8 or ISO-8859-1.",
+              "sendDefault": false,
+              "wire": "EmailEncodingKey"
+            },
+            "LanguageLocaleKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": true,
+              "description": "Language picklist value, e.g. en_US.",
+              "sendDefault": false,
+              "wire": "LanguageLocaleKey"
+            },
+            "IsActive": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted.",
+              "sendDefault": false,
+              "wire": "IsActive"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Job title.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Department": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Department.",
+              "sendDefault": false,
+              "wire": "Department"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            }
+          },
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
+        },
+        "update": {
+          "name": "update",
+          "description": "Update a user (PATCH /sobjects/User/{id}); only the fields given are changed. Salesforce answers 204; returns {}. Users cannot be deleted: deactivate one with IsActive false.",
+          "method": "PATCH",
+          "path": "/sobjects/User/{id}",
+          "params": {
+            "id": {
+              "in": "path",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{18}$"
+              },
+              "required": true,
+              "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
+              "sendDefault": false,
+              "wire": "id"
+            },
+            "Username": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs.",
+              "sendDefault": false,
+              "wire": "Username"
+            },
+            "FirstName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "First name.",
+              "sendDefault": false,
+              "wire": "FirstName"
+            },
+            "LastName": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Last name.",
+              "sendDefault": false,
+              "wire": "LastName"
+            },
+            "Email": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "format": "email",
+                "maxLength": 128
+              },
+              "required": false,
+              "description": "Email address.",
+              "sendDefault": false,
+              "wire": "Email"
+            },
+            "Alias": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8
+              },
+              "required": false,
+              "description": "Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith.",
+              "sendDefault": false,
+              "wire": "Alias"
+            },
+            "ProfileId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile).",
+              "sendDefault": false,
+              "wire": "ProfileId"
+            },
+            "UserRoleId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole).",
+              "sendDefault": false,
+              "wire": "UserRoleId"
+            },
+            "ManagerId": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
+              },
+              "required": false,
+              "description": "ID of the user's manager (another user).",
+              "sendDefault": false,
+              "wire": "ManagerId"
+            },
+            "TimeZoneSidKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Time zone picklist value, e.g. America/Los_Angeles.",
+              "sendDefault": false,
+              "wire": "TimeZoneSidKey"
+            },
+            "LocaleSidKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Locale picklist value, which formats dates, times and numbers, e.g. en_US.",
+              "sendDefault": false,
+              "wire": "LocaleSidKey"
+            },
+            "EmailEncodingKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Email encoding picklist value, e.g. UTF-8 or ISO-8859-1.",
+              "sendDefault": false,
+              "wire": "EmailEncodingKey"
+            },
+            "LanguageLocaleKey": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Language picklist value, e.g. en_US.",
+              "sendDefault": false,
+              "wire": "LanguageLocaleKey"
+            },
+            "IsActive": {
+              "in": "body",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted.",
+              "sendDefault": false,
+              "wire": "IsActive"
+            },
+            "Title": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Job title.",
+              "sendDefault": false,
+              "wire": "Title"
+            },
+            "Department": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 80
+              },
+              "required": false,
+              "description": "Department.",
+              "sendDefault": false,
+              "wire": "Department"
+            },
+            "Phone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Phone number.",
+              "sendDefault": false,
+              "wire": "Phone"
+            },
+            "MobilePhone": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "maxLength": 40
+              },
+              "required": false,
+              "description": "Mobile phone number.",
+              "sendDefault": false,
+              "wire": "MobilePhone"
+            }
+          },
+          "atLeastOneOf": [
+            "Username",
+            "FirstName",
+            "LastName",
+            "Email",
+            "Alias",
+            "ProfileId",
+            "UserRoleId",
+            "ManagerId",
+            "TimeZoneSidKey",
+            "LocaleSidKey",
+            "EmailEncodingKey",
+            "LanguageLocaleKey",
+            "IsActive",
+            "Title",
+            "Department",
+            "Phone",
+            "MobilePhone"
+          ],
+          "emptyResponse": {},
+          "guards": [],
+          "result": "one",
+          "idempotent": false,
+          "destructive": false,
+          "readOnly": false
         }
       }
     },

@@ -1365,7 +1365,7 @@ export interface SalesforceAttachmentsGetParams {
   fields?: string;
 }
 
-/** Users of the Salesforce org. */
+/** Users of the Salesforce org. They can be created and updated but not deleted: set IsActive false to deactivate one. */
 export interface SalesforceUsersRecord {
   [field: string]: unknown;
   attributes: Record<string, unknown> | null;
@@ -1428,6 +1428,84 @@ export interface SalesforceUsersGetParams {
   id: string;
   /** Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read). */
   fields?: string;
+}
+
+/** Create a user (POST /sobjects/User); it needs a free user license of the profile given. Returns {id, success, errors}. Username, LastName, Email, Alias, ProfileId, TimeZoneSidKey, LocaleSidKey, EmailEncodingKey and LanguageLocaleKey are required. For fields not listed here, use sobjects.create with sobjectType User. */
+export interface SalesforceUsersCreateParams {
+  /** Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs. */
+  Username: string;
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName: string;
+  /** Email address. */
+  Email: string;
+  /** Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith. */
+  Alias: string;
+  /** ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile). */
+  ProfileId: string;
+  /** ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole). */
+  UserRoleId?: string;
+  /** ID of the user's manager (another user). */
+  ManagerId?: string;
+  /** Time zone picklist value, e.g. America/Los_Angeles. */
+  TimeZoneSidKey: string;
+  /** Locale picklist value, which formats dates, times and numbers, e.g. en_US. */
+  LocaleSidKey: string;
+  /** Email encoding picklist value, e.g. UTF-8 or ISO-8859-1. */
+  EmailEncodingKey: string;
+  /** Language picklist value, e.g. en_US. */
+  LanguageLocaleKey: string;
+  /** Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted. */
+  IsActive?: boolean;
+  /** Job title. */
+  Title?: string;
+  /** Department. */
+  Department?: string;
+  /** Phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
+}
+
+/** Update a user (PATCH /sobjects/User/{id}); only the fields given are changed. Salesforce answers 204; returns {}. Users cannot be deleted: deactivate one with IsActive false. */
+export interface SalesforceUsersUpdateParams {
+  /** 18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ. */
+  id: string;
+  /** Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs. */
+  Username?: string;
+  /** First name. */
+  FirstName?: string;
+  /** Last name. */
+  LastName?: string;
+  /** Email address. */
+  Email?: string;
+  /** Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith. */
+  Alias?: string;
+  /** ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile). */
+  ProfileId?: string;
+  /** ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole). */
+  UserRoleId?: string;
+  /** ID of the user's manager (another user). */
+  ManagerId?: string;
+  /** Time zone picklist value, e.g. America/Los_Angeles. */
+  TimeZoneSidKey?: string;
+  /** Locale picklist value, which formats dates, times and numbers, e.g. en_US. */
+  LocaleSidKey?: string;
+  /** Email encoding picklist value, e.g. UTF-8 or ISO-8859-1. */
+  EmailEncodingKey?: string;
+  /** Language picklist value, e.g. en_US. */
+  LanguageLocaleKey?: string;
+  /** Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted. */
+  IsActive?: boolean;
+  /** Job title. */
+  Title?: string;
+  /** Department. */
+  Department?: string;
+  /** Phone number. */
+  Phone?: string;
+  /** Mobile phone number. */
+  MobilePhone?: string;
 }
 
 /** Opportunity stages: the values of the opportunity Stage picklist, with probability, forecast category and closed/won flags (read only). */
@@ -1637,6 +1715,8 @@ export type SalesforceOperations = {
   users: {
     list: { params: SalesforceUsersListParams; data: SalesforceUsersRecord[]; pagination: SalesforceUsersListPagination };
     get: { params: SalesforceUsersGetParams; data: SalesforceUsersRecord; pagination: never };
+    create: { params: SalesforceUsersCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: SalesforceUsersUpdateParams; data: Record<string, unknown>; pagination: never };
   };
   opportunity_stages: {
     list: { params: SalesforceOpportunityStagesListParams; data: SalesforceOpportunityStagesRecord[]; pagination: SalesforceOpportunityStagesListPagination };
@@ -1760,6 +1840,8 @@ export type SalesforceFacade = {
   users: {
     list(params?: SalesforceUsersListParams): Promise<ExecuteResult<SalesforceUsersRecord[], SalesforceUsersListPagination>>;
     get(params: SalesforceUsersGetParams): Promise<ExecuteResult<SalesforceUsersRecord, never>>;
+    create(params: SalesforceUsersCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
+    update(params: SalesforceUsersUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
   };
   opportunity_stages: {
     list(params?: SalesforceOpportunityStagesListParams): Promise<ExecuteResult<SalesforceOpportunityStagesRecord[], SalesforceOpportunityStagesListPagination>>;
@@ -1866,6 +1948,8 @@ export const salesforceFacade = (connector: Connector): SalesforceFacade => ({
   users: {
     list: (params = {}) => connector.execute<SalesforceUsersRecord[], SalesforceUsersListPagination>("users", "list", { ...params }),
     get: (params) => connector.execute<SalesforceUsersRecord, never>("users", "get", { ...params }),
+    create: (params) => connector.execute<Record<string, unknown>, never>("users", "create", { ...params }),
+    update: (params) => connector.execute<Record<string, unknown>, never>("users", "update", { ...params }),
   },
   opportunity_stages: {
     list: (params = {}) => connector.execute<SalesforceOpportunityStagesRecord[], SalesforceOpportunityStagesListPagination>("opportunity_stages", "list", { ...params }),

@@ -16208,8 +16208,1888 @@ else {
     }
     errors++;
 } validate74.errors = vErrors; return errors === 0; }
-export const opportunity_stages__list = validate75;
+export const users__create = validate75;
 const schema76 = {
+    "$id": "users__create",
+    "type": "object",
+    "properties": {
+        "Username": {
+            "type": "string",
+            "format": "email",
+            "maxLength": 80,
+            "description": "Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs."
+        },
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Email": { "type": "string", "format": "email", "maxLength": 128, "description": "Email address." },
+        "Alias": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 8,
+            "description": "Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith."
+        },
+        "ProfileId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile)."
+        },
+        "UserRoleId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole)."
+        },
+        "ManagerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's manager (another user)."
+        },
+        "TimeZoneSidKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Time zone picklist value, e.g. America/Los_Angeles."
+        },
+        "LocaleSidKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Locale picklist value, which formats dates, times and numbers, e.g. en_US."
+        },
+        "EmailEncodingKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Email encoding picklist value, e.g. UTF-8 or ISO-8859-1."
+        },
+        "LanguageLocaleKey": { "type": "string", "minLength": 1, "maxLength": 40, "description": "Language picklist value, e.g. en_US." },
+        "IsActive": {
+            "type": "boolean",
+            "description": "Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted."
+        },
+        "Title": { "type": "string", "maxLength": 80, "description": "Job title." },
+        "Department": { "type": "string", "maxLength": 80, "description": "Department." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." }
+    },
+    "required": [
+        "Username",
+        "LastName",
+        "Email",
+        "Alias",
+        "ProfileId",
+        "TimeZoneSidKey",
+        "LocaleSidKey",
+        "EmailEncodingKey",
+        "LanguageLocaleKey"
+    ],
+    "additionalProperties": false
+};
+function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.Username === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Username" },
+            message: "must have required property '" + "Username" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.LastName === undefined) {
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "LastName" },
+            message: "must have required property '" + "LastName" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.Email === undefined) {
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Email" },
+            message: "must have required property '" + "Email" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.Alias === undefined) {
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Alias" },
+            message: "must have required property '" + "Alias" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
+    if (data.ProfileId === undefined) {
+        const err4 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ProfileId" },
+            message: "must have required property '" + "ProfileId" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err4];
+        }
+        else {
+            vErrors.push(err4);
+        }
+        errors++;
+    }
+    if (data.TimeZoneSidKey === undefined) {
+        const err5 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "TimeZoneSidKey" },
+            message: "must have required property '" + "TimeZoneSidKey" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err5];
+        }
+        else {
+            vErrors.push(err5);
+        }
+        errors++;
+    }
+    if (data.LocaleSidKey === undefined) {
+        const err6 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "LocaleSidKey" },
+            message: "must have required property '" + "LocaleSidKey" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err6];
+        }
+        else {
+            vErrors.push(err6);
+        }
+        errors++;
+    }
+    if (data.EmailEncodingKey === undefined) {
+        const err7 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "EmailEncodingKey" },
+            message: "must have required property '" + "EmailEncodingKey" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err7];
+        }
+        else {
+            vErrors.push(err7);
+        }
+        errors++;
+    }
+    if (data.LanguageLocaleKey === undefined) {
+        const err8 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "LanguageLocaleKey" },
+            message: "must have required property '" + "LanguageLocaleKey" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err8];
+        }
+        else {
+            vErrors.push(err8);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema76.properties, key0))) {
+            const err9 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.Username !== undefined) {
+        let data0 = data.Username;
+        if (typeof data0 === "string") {
+            if (func2(data0) > 80) {
+                const err10 = {
+                    instancePath: instancePath + "/Username",
+                    schemaPath: "#/properties/Username/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data0))) {
+                const err11 = {
+                    instancePath: instancePath + "/Username",
+                    schemaPath: "#/properties/Username/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/Username",
+                schemaPath: "#/properties/Username/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data1 = data.FirstName;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 40) {
+                const err13 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data2 = data.LastName;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 80) {
+                const err15 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+            if (func2(data2) < 1) {
+                const err16 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data3 = data.Email;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 128) {
+                const err18 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data3))) {
+                const err19 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err19];
+                }
+                else {
+                    vErrors.push(err19);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err20 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.Alias !== undefined) {
+        let data4 = data.Alias;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 8) {
+                const err21 = {
+                    instancePath: instancePath + "/Alias",
+                    schemaPath: "#/properties/Alias/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 8 },
+                    message: "must NOT have more than 8 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+            if (func2(data4) < 1) {
+                const err22 = {
+                    instancePath: instancePath + "/Alias",
+                    schemaPath: "#/properties/Alias/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/Alias",
+                schemaPath: "#/properties/Alias/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.ProfileId !== undefined) {
+        let data5 = data.ProfileId;
+        if (typeof data5 === "string") {
+            if (!pattern8.test(data5)) {
+                const err24 = {
+                    instancePath: instancePath + "/ProfileId",
+                    schemaPath: "#/properties/ProfileId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err25 = {
+                instancePath: instancePath + "/ProfileId",
+                schemaPath: "#/properties/ProfileId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err25];
+            }
+            else {
+                vErrors.push(err25);
+            }
+            errors++;
+        }
+    }
+    if (data.UserRoleId !== undefined) {
+        let data6 = data.UserRoleId;
+        if (typeof data6 === "string") {
+            if (!pattern8.test(data6)) {
+                const err26 = {
+                    instancePath: instancePath + "/UserRoleId",
+                    schemaPath: "#/properties/UserRoleId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err26];
+                }
+                else {
+                    vErrors.push(err26);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err27 = {
+                instancePath: instancePath + "/UserRoleId",
+                schemaPath: "#/properties/UserRoleId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err27];
+            }
+            else {
+                vErrors.push(err27);
+            }
+            errors++;
+        }
+    }
+    if (data.ManagerId !== undefined) {
+        let data7 = data.ManagerId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err28 = {
+                    instancePath: instancePath + "/ManagerId",
+                    schemaPath: "#/properties/ManagerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err29 = {
+                instancePath: instancePath + "/ManagerId",
+                schemaPath: "#/properties/ManagerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err29];
+            }
+            else {
+                vErrors.push(err29);
+            }
+            errors++;
+        }
+    }
+    if (data.TimeZoneSidKey !== undefined) {
+        let data8 = data.TimeZoneSidKey;
+        if (typeof data8 === "string") {
+            if (func2(data8) > 40) {
+                const err30 = {
+                    instancePath: instancePath + "/TimeZoneSidKey",
+                    schemaPath: "#/properties/TimeZoneSidKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err30];
+                }
+                else {
+                    vErrors.push(err30);
+                }
+                errors++;
+            }
+            if (func2(data8) < 1) {
+                const err31 = {
+                    instancePath: instancePath + "/TimeZoneSidKey",
+                    schemaPath: "#/properties/TimeZoneSidKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err31];
+                }
+                else {
+                    vErrors.push(err31);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err32 = {
+                instancePath: instancePath + "/TimeZoneSidKey",
+                schemaPath: "#/properties/TimeZoneSidKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err32];
+            }
+            else {
+                vErrors.push(err32);
+            }
+            errors++;
+        }
+    }
+    if (data.LocaleSidKey !== undefined) {
+        let data9 = data.LocaleSidKey;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 40) {
+                const err33 = {
+                    instancePath: instancePath + "/LocaleSidKey",
+                    schemaPath: "#/properties/LocaleSidKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err33];
+                }
+                else {
+                    vErrors.push(err33);
+                }
+                errors++;
+            }
+            if (func2(data9) < 1) {
+                const err34 = {
+                    instancePath: instancePath + "/LocaleSidKey",
+                    schemaPath: "#/properties/LocaleSidKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err34];
+                }
+                else {
+                    vErrors.push(err34);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err35 = {
+                instancePath: instancePath + "/LocaleSidKey",
+                schemaPath: "#/properties/LocaleSidKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err35];
+            }
+            else {
+                vErrors.push(err35);
+            }
+            errors++;
+        }
+    }
+    if (data.EmailEncodingKey !== undefined) {
+        let data10 = data.EmailEncodingKey;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 40) {
+                const err36 = {
+                    instancePath: instancePath + "/EmailEncodingKey",
+                    schemaPath: "#/properties/EmailEncodingKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err36];
+                }
+                else {
+                    vErrors.push(err36);
+                }
+                errors++;
+            }
+            if (func2(data10) < 1) {
+                const err37 = {
+                    instancePath: instancePath + "/EmailEncodingKey",
+                    schemaPath: "#/properties/EmailEncodingKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err37];
+                }
+                else {
+                    vErrors.push(err37);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err38 = {
+                instancePath: instancePath + "/EmailEncodingKey",
+                schemaPath: "#/properties/EmailEncodingKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err38];
+            }
+            else {
+                vErrors.push(err38);
+            }
+            errors++;
+        }
+    }
+    if (data.LanguageLocaleKey !== undefined) {
+        let data11 = data.LanguageLocaleKey;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 40) {
+                const err39 = {
+                    instancePath: instancePath + "/LanguageLocaleKey",
+                    schemaPath: "#/properties/LanguageLocaleKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err39];
+                }
+                else {
+                    vErrors.push(err39);
+                }
+                errors++;
+            }
+            if (func2(data11) < 1) {
+                const err40 = {
+                    instancePath: instancePath + "/LanguageLocaleKey",
+                    schemaPath: "#/properties/LanguageLocaleKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err40];
+                }
+                else {
+                    vErrors.push(err40);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err41 = {
+                instancePath: instancePath + "/LanguageLocaleKey",
+                schemaPath: "#/properties/LanguageLocaleKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err41];
+            }
+            else {
+                vErrors.push(err41);
+            }
+            errors++;
+        }
+    }
+    if (data.IsActive !== undefined) {
+        if (typeof data.IsActive !== "boolean") {
+            const err42 = {
+                instancePath: instancePath + "/IsActive",
+                schemaPath: "#/properties/IsActive/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err42];
+            }
+            else {
+                vErrors.push(err42);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data13 = data.Title;
+        if (typeof data13 === "string") {
+            if (func2(data13) > 80) {
+                const err43 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err43];
+                }
+                else {
+                    vErrors.push(err43);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err44 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err44];
+            }
+            else {
+                vErrors.push(err44);
+            }
+            errors++;
+        }
+    }
+    if (data.Department !== undefined) {
+        let data14 = data.Department;
+        if (typeof data14 === "string") {
+            if (func2(data14) > 80) {
+                const err45 = {
+                    instancePath: instancePath + "/Department",
+                    schemaPath: "#/properties/Department/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err45];
+                }
+                else {
+                    vErrors.push(err45);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err46 = {
+                instancePath: instancePath + "/Department",
+                schemaPath: "#/properties/Department/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err46];
+            }
+            else {
+                vErrors.push(err46);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data15 = data.Phone;
+        if (typeof data15 === "string") {
+            if (func2(data15) > 40) {
+                const err47 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err47];
+                }
+                else {
+                    vErrors.push(err47);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err48 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err48];
+            }
+            else {
+                vErrors.push(err48);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data16 = data.MobilePhone;
+        if (typeof data16 === "string") {
+            if (func2(data16) > 40) {
+                const err49 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err49];
+                }
+                else {
+                    vErrors.push(err49);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err50 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err50];
+            }
+            else {
+                vErrors.push(err50);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err51 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err51];
+    }
+    else {
+        vErrors.push(err51);
+    }
+    errors++;
+} validate75.errors = vErrors; return errors === 0; }
+export const users__update = validate76;
+const schema77 = {
+    "$id": "users__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Username": {
+            "type": "string",
+            "format": "email",
+            "maxLength": 80,
+            "description": "Login name in the form of an email address, e.g. jsmith@acme.com (it need not be a working mailbox); unique across all Salesforce orgs."
+        },
+        "FirstName": { "type": "string", "maxLength": 40, "description": "First name." },
+        "LastName": { "type": "string", "minLength": 1, "maxLength": 80, "description": "Last name." },
+        "Email": { "type": "string", "format": "email", "maxLength": 128, "description": "Email address." },
+        "Alias": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 8,
+            "description": "Short name shown where the full name does not fit, up to 8 characters, e.g. jsmith."
+        },
+        "ProfileId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's profile, which sets permissions and the user license (SELECT Id, Name FROM Profile)."
+        },
+        "UserRoleId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's role in the role hierarchy (SELECT Id, Name FROM UserRole)."
+        },
+        "ManagerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user's manager (another user)."
+        },
+        "TimeZoneSidKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Time zone picklist value, e.g. America/Los_Angeles."
+        },
+        "LocaleSidKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Locale picklist value, which formats dates, times and numbers, e.g. en_US."
+        },
+        "EmailEncodingKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "Email encoding picklist value, e.g. UTF-8 or ISO-8859-1."
+        },
+        "LanguageLocaleKey": { "type": "string", "minLength": 1, "maxLength": 40, "description": "Language picklist value, e.g. en_US." },
+        "IsActive": {
+            "type": "boolean",
+            "description": "Whether the user can log in (true by default on create). false deactivates the user; users cannot be deleted."
+        },
+        "Title": { "type": "string", "maxLength": 80, "description": "Job title." },
+        "Department": { "type": "string", "maxLength": 80, "description": "Department." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "MobilePhone": { "type": "string", "maxLength": 40, "description": "Mobile phone number." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func4.call(schema77.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (!pattern2.test(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.Username !== undefined) {
+        let data1 = data.Username;
+        if (typeof data1 === "string") {
+            if (func2(data1) > 80) {
+                const err4 = {
+                    instancePath: instancePath + "/Username",
+                    schemaPath: "#/properties/Username/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data1))) {
+                const err5 = {
+                    instancePath: instancePath + "/Username",
+                    schemaPath: "#/properties/Username/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/Username",
+                schemaPath: "#/properties/Username/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.FirstName !== undefined) {
+        let data2 = data.FirstName;
+        if (typeof data2 === "string") {
+            if (func2(data2) > 40) {
+                const err7 = {
+                    instancePath: instancePath + "/FirstName",
+                    schemaPath: "#/properties/FirstName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err8 = {
+                instancePath: instancePath + "/FirstName",
+                schemaPath: "#/properties/FirstName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.LastName !== undefined) {
+        let data3 = data.LastName;
+        if (typeof data3 === "string") {
+            if (func2(data3) > 80) {
+                const err9 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (func2(data3) < 1) {
+                const err10 = {
+                    instancePath: instancePath + "/LastName",
+                    schemaPath: "#/properties/LastName/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err11 = {
+                instancePath: instancePath + "/LastName",
+                schemaPath: "#/properties/LastName/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.Email !== undefined) {
+        let data4 = data.Email;
+        if (typeof data4 === "string") {
+            if (func2(data4) > 128) {
+                const err12 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+            if (!(formats0.test(data4))) {
+                const err13 = {
+                    instancePath: instancePath + "/Email",
+                    schemaPath: "#/properties/Email/format",
+                    keyword: "format",
+                    params: { format: "email" },
+                    message: "must match format \"" + "email" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/Email",
+                schemaPath: "#/properties/Email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.Alias !== undefined) {
+        let data5 = data.Alias;
+        if (typeof data5 === "string") {
+            if (func2(data5) > 8) {
+                const err15 = {
+                    instancePath: instancePath + "/Alias",
+                    schemaPath: "#/properties/Alias/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 8 },
+                    message: "must NOT have more than 8 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err15];
+                }
+                else {
+                    vErrors.push(err15);
+                }
+                errors++;
+            }
+            if (func2(data5) < 1) {
+                const err16 = {
+                    instancePath: instancePath + "/Alias",
+                    schemaPath: "#/properties/Alias/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err17 = {
+                instancePath: instancePath + "/Alias",
+                schemaPath: "#/properties/Alias/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.ProfileId !== undefined) {
+        let data6 = data.ProfileId;
+        if (typeof data6 === "string") {
+            if (!pattern8.test(data6)) {
+                const err18 = {
+                    instancePath: instancePath + "/ProfileId",
+                    schemaPath: "#/properties/ProfileId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
+                instancePath: instancePath + "/ProfileId",
+                schemaPath: "#/properties/ProfileId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+    }
+    if (data.UserRoleId !== undefined) {
+        let data7 = data.UserRoleId;
+        if (typeof data7 === "string") {
+            if (!pattern8.test(data7)) {
+                const err20 = {
+                    instancePath: instancePath + "/UserRoleId",
+                    schemaPath: "#/properties/UserRoleId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err20];
+                }
+                else {
+                    vErrors.push(err20);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err21 = {
+                instancePath: instancePath + "/UserRoleId",
+                schemaPath: "#/properties/UserRoleId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err21];
+            }
+            else {
+                vErrors.push(err21);
+            }
+            errors++;
+        }
+    }
+    if (data.ManagerId !== undefined) {
+        let data8 = data.ManagerId;
+        if (typeof data8 === "string") {
+            if (!pattern8.test(data8)) {
+                const err22 = {
+                    instancePath: instancePath + "/ManagerId",
+                    schemaPath: "#/properties/ManagerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err22];
+                }
+                else {
+                    vErrors.push(err22);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err23 = {
+                instancePath: instancePath + "/ManagerId",
+                schemaPath: "#/properties/ManagerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err23];
+            }
+            else {
+                vErrors.push(err23);
+            }
+            errors++;
+        }
+    }
+    if (data.TimeZoneSidKey !== undefined) {
+        let data9 = data.TimeZoneSidKey;
+        if (typeof data9 === "string") {
+            if (func2(data9) > 40) {
+                const err24 = {
+                    instancePath: instancePath + "/TimeZoneSidKey",
+                    schemaPath: "#/properties/TimeZoneSidKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err24];
+                }
+                else {
+                    vErrors.push(err24);
+                }
+                errors++;
+            }
+            if (func2(data9) < 1) {
+                const err25 = {
+                    instancePath: instancePath + "/TimeZoneSidKey",
+                    schemaPath: "#/properties/TimeZoneSidKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err25];
+                }
+                else {
+                    vErrors.push(err25);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err26 = {
+                instancePath: instancePath + "/TimeZoneSidKey",
+                schemaPath: "#/properties/TimeZoneSidKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err26];
+            }
+            else {
+                vErrors.push(err26);
+            }
+            errors++;
+        }
+    }
+    if (data.LocaleSidKey !== undefined) {
+        let data10 = data.LocaleSidKey;
+        if (typeof data10 === "string") {
+            if (func2(data10) > 40) {
+                const err27 = {
+                    instancePath: instancePath + "/LocaleSidKey",
+                    schemaPath: "#/properties/LocaleSidKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err27];
+                }
+                else {
+                    vErrors.push(err27);
+                }
+                errors++;
+            }
+            if (func2(data10) < 1) {
+                const err28 = {
+                    instancePath: instancePath + "/LocaleSidKey",
+                    schemaPath: "#/properties/LocaleSidKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err28];
+                }
+                else {
+                    vErrors.push(err28);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err29 = {
+                instancePath: instancePath + "/LocaleSidKey",
+                schemaPath: "#/properties/LocaleSidKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err29];
+            }
+            else {
+                vErrors.push(err29);
+            }
+            errors++;
+        }
+    }
+    if (data.EmailEncodingKey !== undefined) {
+        let data11 = data.EmailEncodingKey;
+        if (typeof data11 === "string") {
+            if (func2(data11) > 40) {
+                const err30 = {
+                    instancePath: instancePath + "/EmailEncodingKey",
+                    schemaPath: "#/properties/EmailEncodingKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err30];
+                }
+                else {
+                    vErrors.push(err30);
+                }
+                errors++;
+            }
+            if (func2(data11) < 1) {
+                const err31 = {
+                    instancePath: instancePath + "/EmailEncodingKey",
+                    schemaPath: "#/properties/EmailEncodingKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err31];
+                }
+                else {
+                    vErrors.push(err31);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err32 = {
+                instancePath: instancePath + "/EmailEncodingKey",
+                schemaPath: "#/properties/EmailEncodingKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err32];
+            }
+            else {
+                vErrors.push(err32);
+            }
+            errors++;
+        }
+    }
+    if (data.LanguageLocaleKey !== undefined) {
+        let data12 = data.LanguageLocaleKey;
+        if (typeof data12 === "string") {
+            if (func2(data12) > 40) {
+                const err33 = {
+                    instancePath: instancePath + "/LanguageLocaleKey",
+                    schemaPath: "#/properties/LanguageLocaleKey/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err33];
+                }
+                else {
+                    vErrors.push(err33);
+                }
+                errors++;
+            }
+            if (func2(data12) < 1) {
+                const err34 = {
+                    instancePath: instancePath + "/LanguageLocaleKey",
+                    schemaPath: "#/properties/LanguageLocaleKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err34];
+                }
+                else {
+                    vErrors.push(err34);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err35 = {
+                instancePath: instancePath + "/LanguageLocaleKey",
+                schemaPath: "#/properties/LanguageLocaleKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err35];
+            }
+            else {
+                vErrors.push(err35);
+            }
+            errors++;
+        }
+    }
+    if (data.IsActive !== undefined) {
+        if (typeof data.IsActive !== "boolean") {
+            const err36 = {
+                instancePath: instancePath + "/IsActive",
+                schemaPath: "#/properties/IsActive/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err36];
+            }
+            else {
+                vErrors.push(err36);
+            }
+            errors++;
+        }
+    }
+    if (data.Title !== undefined) {
+        let data14 = data.Title;
+        if (typeof data14 === "string") {
+            if (func2(data14) > 80) {
+                const err37 = {
+                    instancePath: instancePath + "/Title",
+                    schemaPath: "#/properties/Title/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err37];
+                }
+                else {
+                    vErrors.push(err37);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err38 = {
+                instancePath: instancePath + "/Title",
+                schemaPath: "#/properties/Title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err38];
+            }
+            else {
+                vErrors.push(err38);
+            }
+            errors++;
+        }
+    }
+    if (data.Department !== undefined) {
+        let data15 = data.Department;
+        if (typeof data15 === "string") {
+            if (func2(data15) > 80) {
+                const err39 = {
+                    instancePath: instancePath + "/Department",
+                    schemaPath: "#/properties/Department/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err39];
+                }
+                else {
+                    vErrors.push(err39);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err40 = {
+                instancePath: instancePath + "/Department",
+                schemaPath: "#/properties/Department/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err40];
+            }
+            else {
+                vErrors.push(err40);
+            }
+            errors++;
+        }
+    }
+    if (data.Phone !== undefined) {
+        let data16 = data.Phone;
+        if (typeof data16 === "string") {
+            if (func2(data16) > 40) {
+                const err41 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err41];
+                }
+                else {
+                    vErrors.push(err41);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err42 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err42];
+            }
+            else {
+                vErrors.push(err42);
+            }
+            errors++;
+        }
+    }
+    if (data.MobilePhone !== undefined) {
+        let data17 = data.MobilePhone;
+        if (typeof data17 === "string") {
+            if (func2(data17) > 40) {
+                const err43 = {
+                    instancePath: instancePath + "/MobilePhone",
+                    schemaPath: "#/properties/MobilePhone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err43];
+                }
+                else {
+                    vErrors.push(err43);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err44 = {
+                instancePath: instancePath + "/MobilePhone",
+                schemaPath: "#/properties/MobilePhone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err44];
+            }
+            else {
+                vErrors.push(err44);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err45 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err45];
+    }
+    else {
+        vErrors.push(err45);
+    }
+    errors++;
+} validate76.errors = vErrors; return errors === 0; }
+export const opportunity_stages__list = validate77;
+const schema78 = {
     "$id": "opportunity_stages__list",
     "type": "object",
     "properties": {
@@ -16234,7 +18114,7 @@ const schema76 = {
     },
     "additionalProperties": false
 };
-function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
             const err0 = {
@@ -16390,9 +18270,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate75.errors = vErrors; return errors === 0; }
-export const opportunity_stages__get = validate76;
-const schema77 = {
+} validate77.errors = vErrors; return errors === 0; }
+export const opportunity_stages__get = validate78;
+const schema79 = {
     "$id": "opportunity_stages__get",
     "type": "object",
     "properties": {
@@ -16410,7 +18290,7 @@ const schema77 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -16529,10 +18409,10 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate76.errors = vErrors; return errors === 0; }
-export const reports__list = validate77;
-const schema78 = { "$id": "reports__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate77(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate78.errors = vErrors; return errors === 0; }
+export const reports__list = validate79;
+const schema80 = { "$id": "reports__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -16559,9 +18439,9 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate77.errors = vErrors; return errors === 0; }
-export const reports__get = validate78;
-const schema79 = {
+} validate79.errors = vErrors; return errors === 0; }
+export const reports__get = validate80;
+const schema81 = {
     "$id": "reports__get",
     "type": "object",
     "properties": {
@@ -16574,7 +18454,7 @@ const schema79 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate80(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -16656,9 +18536,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate78.errors = vErrors; return errors === 0; }
-export const query__list = validate79;
-const schema80 = {
+} validate80.errors = vErrors; return errors === 0; }
+export const query__list = validate81;
+const schema82 = {
     "$id": "query__list",
     "type": "object",
     "properties": {
@@ -16683,7 +18563,7 @@ const schema80 = {
     "required": ["q"],
     "additionalProperties": false
 };
-function validate79(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="query__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate81(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="query__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.q === undefined) {
         const err0 = {
             instancePath,
@@ -16855,4 +18735,4 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate79.errors = vErrors; return errors === 0; }
+} validate81.errors = vErrors; return errors === 0; }
