@@ -122,6 +122,13 @@ function withResponseFields(records: unknown[], fields: Record<string, string>, 
   });
 }
 
+/** The record at `path` of the answer (the whole body without a path); a vendor answer without it is an upstream error. */
+function recordAt(body: unknown, path: string | undefined, response: HttpResponse): unknown {
+  const record = getPath(body, path);
+  if (record === undefined) throw new UpstreamError(`The vendor's response has no record at "${path}".`, { upstreamStatus: response.status });
+  return record;
+}
+
 /** A connector instance: one definition, one set of credentials and config. */
 export class Connector {
   readonly definition: ConnectorDefinition;
@@ -351,8 +358,7 @@ export class Connector {
     let data: unknown;
     if (action.result === 'many' && action.recordsPath === undefined && action.recordPath !== undefined) {
       // A list of the answer's one record (Zendesk Talk's overviews).
-      const record = getPath(body, action.recordPath);
-      if (record === undefined) throw new UpstreamError(`The vendor's response has no record at "${action.recordPath}".`, { upstreamStatus: response.status });
+      const record = recordAt(body, action.recordPath, response);
       data = record === null ? [] : [record];
     } else if (action.result === 'many') {
       const records: unknown[] = [];
@@ -369,9 +375,7 @@ export class Connector {
     } else if (body === null) {
       data = action.emptyResponse ?? {};
     } else {
-      const record = getPath(body, action.recordPath);
-      if (record === undefined) throw new UpstreamError(`The vendor's response has no record at "${action.recordPath}".`, { upstreamStatus: response.status });
-      data = record;
+      data = recordAt(body, action.recordPath, response);
     }
     const result: ExecuteResult<TData, TPagination> = { data: data as TData };
     if (action.pagination) {

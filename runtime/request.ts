@@ -40,6 +40,11 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** The {name}s of a path template, in order. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+}
+
 /**
  * The first of the action's path and alternative paths whose every {name} is given. A manifest names the
  * choice in at_least_one_of, so validation refuses a call that completes none; this is the last guard.
@@ -52,7 +57,7 @@ function pathFor(action: ActionDefinition, params: Record<string, unknown>): str
       .map(([name, param]) => param.wire ?? name),
   );
   const paths = [action.path, ...action.alternativePaths];
-  const complete = paths.find((path) => [...path.matchAll(/\{([^}]+)\}/g)].every((match) => given.has(match[1] as string)));
+  const complete = paths.find((path) => pathParamNames(path).every((name) => given.has(name)));
   if (complete !== undefined) return complete;
   const message = `params must give every {name} of one of the paths ${paths.join(', ')}`;
   throw new ValidationError(`Invalid params: ${message}.`, [{ field: 'params', rule: 'path_params', message, limit: paths }]);

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { titleKey } from '../../runtime/auth/select-option.js';
 import { formatInstant } from '../../runtime/instants.js';
 import { getPath } from '../../runtime/paths.js';
+import { pathParamNames } from '../../runtime/request.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { didYouMean } from './authoring-rules.js';
 import type { Action, Entity, Manifest, Pagination } from '../generated/manifest.js';
@@ -633,15 +634,14 @@ function checkAction(
     [[...at, 'path'], action.path],
     ...(action.alternative_paths ?? []).map((path, index): [string[], string] => [[...at, 'alternative_paths', String(index)], path]),
   ];
-  const namesOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
   for (const [segments, path] of paths) {
-    for (const name of namesOf(path)) {
+    for (const name of pathParamNames(path)) {
       const param = Object.entries(params).find(([p, def]) => def.in === 'path' && (def.wire ?? p) === name);
       if (!param) report(segments, 'undeclared-path-param', `path template names {${name}}, which no param with in: path declares`);
     }
   }
-  const templateNames = paths.flatMap(([, path]) => namesOf(path));
-  const inEveryPath = (name: string) => paths.every(([, path]) => namesOf(path).includes(name));
+  const templateNames = paths.flatMap(([, path]) => pathParamNames(path));
+  const inEveryPath = (name: string) => paths.every(([, path]) => pathParamNames(path).includes(name));
   const wires = new Map<string, string>();
   for (const [name, param] of Object.entries(params)) {
     const wire = `${param.in}:${param.wire ?? name}`;

@@ -320,7 +320,8 @@ export class ConnectorSync {
     const entity = this.entity(name);
     const passed: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
-    let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...this.configParams(name, action), ...passed };
+    this.requireConfigParams(name, action);
+    let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
     const filter = changeFilterOf(entity);
     if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
     const window = entity.search.window;
@@ -336,26 +337,23 @@ export class ConnectorSync {
   }
 
   /**
-   * The params the connector's configuration gives `name`'s list (search.config_params); a connector that
-   * does not set one cannot list the entity, and is told which replication_config field to set.
+   * The params the connector's configuration gives `name`'s list (search.config_params) are sent by the
+   * runtime connector; a connector that does not set one cannot list the entity, and is told before any
+   * request which replication_config field to set.
    */
-  private configParams(name: string, action: ActionDefinition): Record<string, unknown> {
-    const params: Record<string, unknown> = {};
+  private requireConfigParams(name: string, action: ActionDefinition): void {
     const config: Record<string, string> = this.input.row.config ?? {};
     for (const [param, variable] of Object.entries(this.entity(name).search.configParams ?? {})) {
       if (!(param in action.params)) continue;
       const value = Object.hasOwn(config, variable) ? config[variable] : undefined;
-      if (value === undefined || value === '') {
-        const description = this.definition.config[variable]?.description;
-        throw new PageError(
-          name,
-          `Reading ${name} needs ${param} from the connector's configuration, which it does not set: set replication_config.${variable}${description ? ` (${description})` : ''} to sync ${name}.`,
-          undefined,
-        );
-      }
-      params[param] = value;
+      if (value !== undefined && value !== '') continue;
+      const description = this.definition.config[variable]?.description;
+      throw new PageError(
+        name,
+        `Reading ${name} needs ${param} from the connector's configuration, which it does not set: set replication_config.${variable}${description ? ` (${description})` : ''} to sync ${name}.`,
+        undefined,
+      );
     }
-    return params;
   }
 
   /** The pages of one listing (one range of a window), from its first params, following next_params to the last. */
