@@ -137,7 +137,7 @@ export const definition: ConnectorDefinition = {
       40100
     ]
   },
-  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
+  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports need none and TikTok ignores them there) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
   "check": {
     "entity": "user",
     "action": "get",
@@ -3559,7 +3559,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "Run the lifetime ad-level Basic report (GET /report/integrated/get/ with report_type BASIC, data_level AUCTION_AD, dimensions [\"ad_id\"] and query_lifetime true). TikTok ignores start_date and end_date for lifetime metrics, so this list takes none.",
+          "description": "Run the lifetime ad-level Basic report (GET /report/integrated/get/ with report_type BASIC, data_level AUCTION_AD, dimensions [\"ad_id\"] and query_lifetime true). start_date and end_date are optional: TikTok requires them only when query_lifetime is false and ignores them for lifetime metrics; they are accepted and sent as given, for clients that always send a range.",
           "method": "GET",
           "path": "/report/integrated/get/",
           "params": {
@@ -3573,6 +3573,28 @@ export const definition: ConnectorDefinition = {
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
               "sendDefault": false,
               "wire": "advertiser_id"
+            },
+            "start_date": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Optional; TikTok ignores it for lifetime metrics (sent as given).",
+              "sendDefault": false,
+              "wire": "start_date"
+            },
+            "end_date": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "format": "date"
+              },
+              "required": false,
+              "description": "Optional; TikTok ignores it for lifetime metrics (sent as given).",
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",

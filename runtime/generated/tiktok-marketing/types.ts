@@ -555,10 +555,14 @@ export interface TiktokMarketingAdsReportsLifetimeRecord {
   metrics: Record<string, unknown> | null;
 }
 
-/** Run the lifetime ad-level Basic report (GET /report/integrated/get/ with report_type BASIC, data_level AUCTION_AD, dimensions ["ad_id"] and query_lifetime true). TikTok ignores start_date and end_date for lifetime metrics, so this list takes none. */
+/** Run the lifetime ad-level Basic report (GET /report/integrated/get/ with report_type BASIC, data_level AUCTION_AD, dimensions ["ad_id"] and query_lifetime true). start_date and end_date are optional: TikTok requires them only when query_lifetime is false and ignores them for lifetime metrics; they are accepted and sent as given, for clients that always send a range. */
 export interface TiktokMarketingAdsReportsLifetimeListParams {
   /** Advertiser (ad account) ID, e.g. 7012345678901234567. */
   advertiser_id: string;
+  /** Optional; TikTok ignores it for lifetime metrics (sent as given). */
+  start_date?: string;
+  /** Optional; TikTok ignores it for lifetime metrics (sent as given). */
+  end_date?: string;
   /** Page number, from 1 (TikTok's default 1); normally taken from next_params. */
   page?: number;
   /** Records per page, 1 to 1000 (TikTok's default 10). */

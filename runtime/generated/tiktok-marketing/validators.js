@@ -4417,6 +4417,16 @@ const schema26 = {
             "pattern": "^[0-9]+$",
             "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
         },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Optional; TikTok ignores it for lifetime metrics (sent as given)."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Optional; TikTok ignores it for lifetime metrics (sent as given)."
+        },
         "page": {
             "type": "integer",
             "minimum": 1,
@@ -4480,7 +4490,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((((((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics")) || (key0 === "report_type")) || (key0 === "service_type")) || (key0 === "data_level")) || (key0 === "dimensions"))) {
+        if (!(func2.call(schema26.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4534,10 +4544,84 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.start_date !== undefined) {
+        let data1 = data.start_date;
+        if (typeof data1 === "string") {
+            if (!(formats0.validate(data1))) {
+                const err4 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err4];
+                }
+                else {
+                    vErrors.push(err4);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err5 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.end_date !== undefined) {
+        let data2 = data.end_date;
+        if (typeof data2 === "string") {
+            if (!(formats0.validate(data2))) {
+                const err6 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err6];
+                }
+                else {
+                    vErrors.push(err6);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
     if (data.page !== undefined) {
-        let data1 = data.page;
-        if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = {
+        let data3 = data.page;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err8 = {
                 instancePath: instancePath + "/page",
                 schemaPath: "#/properties/page/type",
                 keyword: "type",
@@ -4545,95 +4629,21 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err4];
+                vErrors = [err8];
             }
             else {
-                vErrors.push(err4);
+                vErrors.push(err8);
             }
             errors++;
         }
-        if (typeof data1 == "number") {
-            if (data1 < 1 || isNaN(data1)) {
-                const err5 = {
+        if (typeof data3 == "number") {
+            if (data3 < 1 || isNaN(data3)) {
+                const err9 = {
                     instancePath: instancePath + "/page",
                     schemaPath: "#/properties/page/minimum",
                     keyword: "minimum",
                     params: { comparison: ">=", limit: 1 },
                     message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err5];
-                }
-                else {
-                    vErrors.push(err5);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.page_size !== undefined) {
-        let data2 = data.page_size;
-        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = {
-                instancePath: instancePath + "/page_size",
-                schemaPath: "#/properties/page_size/type",
-                keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err6];
-            }
-            else {
-                vErrors.push(err6);
-            }
-            errors++;
-        }
-        if (typeof data2 == "number") {
-            if (data2 > 1000 || isNaN(data2)) {
-                const err7 = {
-                    instancePath: instancePath + "/page_size",
-                    schemaPath: "#/properties/page_size/maximum",
-                    keyword: "maximum",
-                    params: { comparison: "<=", limit: 1000 },
-                    message: "must be <= 1000"
-                };
-                if (vErrors === null) {
-                    vErrors = [err7];
-                }
-                else {
-                    vErrors.push(err7);
-                }
-                errors++;
-            }
-            if (data2 < 1 || isNaN(data2)) {
-                const err8 = {
-                    instancePath: instancePath + "/page_size",
-                    schemaPath: "#/properties/page_size/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err8];
-                }
-                else {
-                    vErrors.push(err8);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.metrics !== undefined) {
-        let data3 = data.metrics;
-        if (typeof data3 === "string") {
-            if (!pattern0.test(data3)) {
-                const err9 = {
-                    instancePath: instancePath + "/metrics",
-                    schemaPath: "#/properties/metrics/pattern",
-                    keyword: "pattern",
-                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
-                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
                 };
                 if (vErrors === null) {
                     vErrors = [err9];
@@ -4644,13 +4654,16 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
         }
-        else {
+    }
+    if (data.page_size !== undefined) {
+        let data4 = data.page_size;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
             const err10 = {
-                instancePath: instancePath + "/metrics",
-                schemaPath: "#/properties/metrics/type",
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
                 keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
+                params: { type: "integer" },
+                message: "must be integer"
             };
             if (vErrors === null) {
                 vErrors = [err10];
@@ -4660,67 +4673,68 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (typeof data4 == "number") {
+            if (data4 > 1000 || isNaN(data4)) {
+                const err11 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
+                if (vErrors === null) {
+                    vErrors = [err11];
+                }
+                else {
+                    vErrors.push(err11);
+                }
+                errors++;
+            }
+            if (data4 < 1 || isNaN(data4)) {
+                const err12 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err12];
+                }
+                else {
+                    vErrors.push(err12);
+                }
+                errors++;
+            }
+        }
     }
-    if (data.report_type !== undefined) {
-        let data4 = data.report_type;
-        if (typeof data4 !== "string") {
-            const err11 = {
-                instancePath: instancePath + "/report_type",
-                schemaPath: "#/properties/report_type/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err11];
+    if (data.metrics !== undefined) {
+        let data5 = data.metrics;
+        if (typeof data5 === "string") {
+            if (!pattern0.test(data5)) {
+                const err13 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
             }
-            else {
-                vErrors.push(err11);
-            }
-            errors++;
         }
-        if (!(data4 === "BASIC")) {
-            const err12 = {
-                instancePath: instancePath + "/report_type",
-                schemaPath: "#/properties/report_type/enum",
-                keyword: "enum",
-                params: { allowedValues: schema26.properties.report_type.enum },
-                message: "must be equal to one of the allowed values"
-            };
-            if (vErrors === null) {
-                vErrors = [err12];
-            }
-            else {
-                vErrors.push(err12);
-            }
-            errors++;
-        }
-    }
-    if (data.service_type !== undefined) {
-        let data5 = data.service_type;
-        if (typeof data5 !== "string") {
-            const err13 = {
-                instancePath: instancePath + "/service_type",
-                schemaPath: "#/properties/service_type/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err13];
-            }
-            else {
-                vErrors.push(err13);
-            }
-            errors++;
-        }
-        if (!(data5 === "AUCTION")) {
+        else {
             const err14 = {
-                instancePath: instancePath + "/service_type",
-                schemaPath: "#/properties/service_type/enum",
-                keyword: "enum",
-                params: { allowedValues: schema26.properties.service_type.enum },
-                message: "must be equal to one of the allowed values"
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err14];
@@ -4731,12 +4745,12 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.data_level !== undefined) {
-        let data6 = data.data_level;
+    if (data.report_type !== undefined) {
+        let data6 = data.report_type;
         if (typeof data6 !== "string") {
             const err15 = {
-                instancePath: instancePath + "/data_level",
-                schemaPath: "#/properties/data_level/type",
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string"
@@ -4749,12 +4763,12 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-        if (!(data6 === "AUCTION_AD")) {
+        if (!(data6 === "BASIC")) {
             const err16 = {
-                instancePath: instancePath + "/data_level",
-                schemaPath: "#/properties/data_level/enum",
+                instancePath: instancePath + "/report_type",
+                schemaPath: "#/properties/report_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema26.properties.data_level.enum },
+                params: { allowedValues: schema26.properties.report_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -4766,33 +4780,31 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.dimensions !== undefined) {
-        let data7 = data.dimensions;
-        if (typeof data7 === "string") {
-            if (!pattern26.test(data7)) {
-                const err17 = {
-                    instancePath: instancePath + "/dimensions",
-                    schemaPath: "#/properties/dimensions/pattern",
-                    keyword: "pattern",
-                    params: { pattern: "^\\[\\s*\"ad_id\"\\s*\\]$" },
-                    message: "must match pattern \"" + "^\\[\\s*\"ad_id\"\\s*\\]$" + "\""
-                };
-                if (vErrors === null) {
-                    vErrors = [err17];
-                }
-                else {
-                    vErrors.push(err17);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err18 = {
-                instancePath: instancePath + "/dimensions",
-                schemaPath: "#/properties/dimensions/type",
+    if (data.service_type !== undefined) {
+        let data7 = data.service_type;
+        if (typeof data7 !== "string") {
+            const err17 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+        if (!(data7 === "AUCTION")) {
+            const err18 = {
+                instancePath: instancePath + "/service_type",
+                schemaPath: "#/properties/service_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.service_type.enum },
+                message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
                 vErrors = [err18];
@@ -4803,14 +4815,86 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.data_level !== undefined) {
+        let data8 = data.data_level;
+        if (typeof data8 !== "string") {
+            const err19 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err19];
+            }
+            else {
+                vErrors.push(err19);
+            }
+            errors++;
+        }
+        if (!(data8 === "AUCTION_AD")) {
+            const err20 = {
+                instancePath: instancePath + "/data_level",
+                schemaPath: "#/properties/data_level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema26.properties.data_level.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err20];
+            }
+            else {
+                vErrors.push(err20);
+            }
+            errors++;
+        }
+    }
+    if (data.dimensions !== undefined) {
+        let data9 = data.dimensions;
+        if (typeof data9 === "string") {
+            if (!pattern26.test(data9)) {
+                const err21 = {
+                    instancePath: instancePath + "/dimensions",
+                    schemaPath: "#/properties/dimensions/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"ad_id\"\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"ad_id\"\\s*\\]$" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err21];
+                }
+                else {
+                    vErrors.push(err21);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err22 = {
+                instancePath: instancePath + "/dimensions",
+                schemaPath: "#/properties/dimensions/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err22];
+            }
+            else {
+                vErrors.push(err22);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err19];
+        vErrors = [err23];
     }
     else {
-        vErrors.push(err19);
+        vErrors.push(err23);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
