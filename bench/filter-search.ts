@@ -30,7 +30,6 @@
  * (1000000), QUERIES (40 a shape), STORES (pglite,postgres), POSTGRES_MEMORY (default,sized) change the run.
  */
 import { randomBytes } from 'node:crypto';
-import { totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -44,6 +43,7 @@ import { insertConnector } from '../test/support/connector-rows.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import pg from 'pg';
 import { testConfig } from '../test/support/config.js';
+import { describeSettings, MB, serverSettings, sizedSettings, tableRelations, warmRelations } from './postgres-memory.js';
 
 const RECORDS = Number(process.env.RECORDS ?? 100_000);
 const POSTGRES_RECORDS = Number(process.env.POSTGRES_RECORDS ?? 1_000_000);
@@ -316,35 +316,6 @@ async function benchPglite(): Promise<Row[]> {
   }
 }
 
-const MB = 1024 * 1024;
-
-/**
- * The memory settings of a server sized for the data loaded: shared_buffers holding the whole
- * context_records table and its indexes (and a quarter more, rounded up to 128 MB, at most 40% of
- * the machine's memory), effective_cache_size three quarters of the machine's memory.
- */
-function sizedSettings(dataBytes: number): Record<string, string> {
-  const wanted = Math.ceil((dataBytes * 1.25) / (128 * MB)) * 128;
-  const cap = Math.floor((totalmem() * 0.4) / MB);
-  return { shared_buffers: `${Math.min(wanted, cap)}MB`, effective_cache_size: `${Math.floor((totalmem() * 0.75) / MB)}MB` };
-}
-
-/** The settings a measurement runs with, for its label and the log. */
-async function serverSettings(store: Store): Promise<Record<string, string>> {
-  const { rows } = await sql<{ name: string; setting: string }>`
-    SELECT name, current_setting(name) AS setting FROM pg_settings
-    WHERE name IN ('shared_buffers', 'effective_cache_size', 'work_mem', 'random_page_cost', 'jit') ORDER BY name`.execute(store.db);
-  return Object.fromEntries(rows.map((row) => [row.name, row.setting]));
-}
-
-const describeSettings = (settings: Record<string, string>) =>
-  Object.entries(settings)
-    .map(([name, value]) => `${name}=${value}`)
-    .join(' ');
-
-/** context_records and each of its indexes, as pg_class rows (alias c). */
-const CONTEXT_RECORDS_RELATIONS = sql`c.oid = 'context_records'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'context_records'::regclass)`;
-
 /**
  * On PostgreSQL the records are loaded once and measured twice: with the server's default memory
  * settings (shared_buffers 128 MB, far less than a million records), then after a restart with
@@ -382,21 +353,9 @@ async function benchPostgres(): Promise<Row[]> {
         const sized = sizedSettings(dataBytes);
         await cluster.restart(sized);
         store = await openStore({ databaseUrl: url.toString() });
-        await sql`CREATE EXTENSION IF NOT EXISTS pg_prewarm`.execute(store.db);
-        const { rows: warmed } = await sql<{ blocks: string }>`
-          SELECT sum(pg_prewarm(c.oid))::bigint AS blocks FROM pg_class AS c WHERE ${CONTEXT_RECORDS_RELATIONS}`.execute(store.db);
-        // The connection that serves the searches (the pool reuses its one idle connection) reads every page
-        // once: a backend's first touch of a page of shared memory is a page fault, ~25 µs on this VM without
-        // huge pages (an eq sorted by createdAt: 150-270 ms on pages it never touched, 16-19 ms after).
-        await sql`CREATE EXTENSION IF NOT EXISTS pageinspect`.execute(store.db);
-        await sql`
-          SELECT sum(length(get_raw_page(c.oid::regclass::text, block))) FROM pg_class AS c,
-            generate_series(0::bigint, pg_relation_size(c.oid) / 8192 - 1) AS block
-          WHERE ${CONTEXT_RECORDS_RELATIONS}`.execute(store.db);
+        const warmedMb = await warmRelations(store, tableRelations('context_records'));
         const settings = await serverSettings(store);
-        console.log(
-          `[postgres] sized memory settings: ${describeSettings(settings)}; ${Math.round((Number(warmed[0]?.blocks ?? 0) * 8192) / MB)} MB prewarmed, every page touched by the serving connection`,
-        );
+        console.log(`[postgres] sized memory settings: ${describeSettings(settings)}; ${warmedMb} MB prewarmed, every page touched by the serving connection`);
         rows.push(...(await measure(`postgres, shared_buffers ${sized.shared_buffers}`, store, loaded)));
       }
       return rows;
