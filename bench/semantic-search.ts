@@ -176,17 +176,18 @@ async function timeQueries(
 /** The exact top 10 (record ids) by brute force over the stored float32 vectors: the recall reference. */
 async function exactTopTen(provider: OfflineEmbeddingProvider, vectors: Float32Array[], prompts: string[]): Promise<string[][]> {
   const queries = await provider.embed(prompts);
-  const better = (x: { index: number; score: number }, y: { index: number; score: number }) => x.score > y.score || (x.score === y.score && x.index < y.index);
+  type Scored = { index: number; score: number };
+  const better = (x: Scored, y: Scored | undefined) => y === undefined || x.score > y.score || (x.score === y.score && x.index < y.index);
   return queries.map((query) => {
     // The ten best so far, best first (ties by record id, as the service breaks them).
-    const top: Array<{ index: number; score: number }> = [];
+    const top: Scored[] = [];
     vectors.forEach((vector, index) => {
       let score = 0;
-      for (let d = 0; d < vector.length; d += 1) score += vector[d]! * query[d]!;
+      for (let d = 0; d < vector.length; d += 1) score += (vector[d] ?? 0) * (query[d] ?? 0);
       const candidate = { index, score };
-      if (top.length === 10 && !better(candidate, top[9]!)) return;
+      if (top.length === 10 && !better(candidate, top[9])) return;
       let at = top.length === 10 ? 9 : top.length;
-      while (at > 0 && better(candidate, top[at - 1]!)) at -= 1;
+      while (at > 0 && better(candidate, top[at - 1])) at -= 1;
       top.splice(at, 0, candidate);
       if (top.length > 10) top.pop();
     });
