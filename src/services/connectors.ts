@@ -385,6 +385,16 @@ export async function checkStoredConnector(
   return checkResponse(row.id, await runCheck(connector), row.auth_option);
 }
 
+/**
+ * Drops the semantic-search indexes of deleted connectors (their passages went with their rows). A failure
+ * is logged: the connector is gone either way, and the next deletion drops what is left.
+ */
+export async function dropDeletedConnectorIndexes(ctx: ServiceContext): Promise<void> {
+  await ctx.vectors
+    .dropDeletedConnectorIndexes()
+    .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not drop the semantic-search indexes of deleted connectors'));
+}
+
 /** Deletes the connector and, with its row, its sealed credentials. Synchronous; the job id only echoes the reference's 202 shape. */
 export async function deleteConnector(ctx: ServiceContext, organizationId: string, id: string): Promise<{ job_id: string }> {
   await ctx.store.db.transaction().execute(async (trx) => {
@@ -393,5 +403,6 @@ export async function deleteConnector(ctx: ServiceContext, organizationId: strin
     await announceChange(trx, { kind: 'connector', id: current.id });
   });
   ctx.store.changes.emit({ kind: 'connector', id });
+  await dropDeletedConnectorIndexes(ctx);
   return { job_id: randomUUID() };
 }

@@ -16,7 +16,8 @@ import { indexRecords, startSemanticIndexing, semanticIndexStatus, type Semantic
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
-import { EXACT_SCAN_BUDGET_MS, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { deleteConnector } from '../../src/services/connectors.js';
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
 import { insertConnector } from '../support/connector-rows.js';
@@ -602,6 +603,67 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     // Ties are broken by record id in both; allow the scores to match to 1e-4.
     result.data.forEach((hit, i) => expect(hit.metadata.score as number).toBeCloseTo(top[i]!.score, 4));
     expect(result.meta.has_more).toBe(true);
+  });
+
+  it("gives a large scope that shares the model's index with other connectors an index of its own, which its searches use, dropped with the connector", async () => {
+    const indexed = await pgvectorOffered(service.store.db);
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_e' },
+      name: 'tenant with its own index',
+    });
+    const records: Issue[] = Array.from({ length: 300 }, (_, i) => ({
+      id: `o-${String(i).padStart(3, '0')}`,
+      identifier: `O-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${i % 3 === 0 ? 'a refund of the payment' : i % 3 === 1 ? 'a password reset' : 'a slow dashboard'} for customer ${i % 13}.`,
+      state: { name: 'Todo' },
+    }));
+    await put(a, connector, records);
+    const name = connectorVectorIndexName(connector, offline.id, 100);
+    const indexNames = async () =>
+      (await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE tablename = 'context_passages'`.execute(service.store.db)).rows.map(
+        (row) => row.indexname,
+      );
+    const builds = { ...ctx.vectors.connectorIndexBuilds };
+    ctx.vectors.exactScanBudgetMs = 0; // 300 passages stand for a scope beyond the budget
+    try {
+      await search(a, connector, { prompt: 'money back', min_similarity: -1 }, { limit: 5 });
+      await ctx.vectors.connectorIndexBuilt(connector, offline.id, 100);
+      if (!indexed) {
+        // Without pgvector every search is an exact scan: no index of any kind.
+        expect(ctx.vectors.connectorIndexBuilds).toEqual(builds);
+        expect(await indexNames()).not.toContain(name);
+        return;
+      }
+      expect(ctx.vectors.connectorIndexBuilds).toEqual({ started: builds.started + 1, built: builds.built + 1 });
+      expect(await indexNames()).toContain(name);
+      expect(name).toHaveLength(63);
+
+      // The service's candidate query (the connector id a bound parameter) is planned onto the connector's index.
+      const [query] = await offline.embed(['money back']);
+      const vector = `[${Array.from(query ?? []).join(',')}]`;
+      const { rows: plan } = await sql<{ 'QUERY PLAN': string }>`
+        EXPLAIN SELECT p.record_id FROM context_passages p
+        WHERE p.organization_id = ${a.organizationId} AND p.connector_id = ${connector} AND p.entity = 'issues' AND p.field = 'description'
+          AND p.model = ${sql.lit(offline.id)} AND p.dims = 100
+        ORDER BY p.embedding::vector(100) <=> ${vector}::vector(100) LIMIT 20`.execute(service.store.db);
+      expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain(`Index Scan using ${name}`);
+
+      // Its searches rank as the exact computation does.
+      const result = await search(a, connector, { prompt: 'money back', min_similarity: -1 }, { limit: 5 });
+      const expected = await exactRanking(records, 'money back');
+      result.data.forEach((hit, i) => expect(hit.metadata.score as number).toBeCloseTo(expected[i]?.score ?? Number.NaN, 4));
+      // A second search builds nothing more.
+      expect(ctx.vectors.connectorIndexBuilds.started).toBe(builds.started + 1);
+    } finally {
+      ctx.vectors.exactScanBudgetMs = EXACT_SCAN_BUDGET_MS;
+    }
+
+    await deleteConnector(ctx, a.organizationId, connector);
+    expect(await indexNames()).not.toContain(name);
+    expect(await indexNames()).toContain(vectorIndexName(offline.id, 100));
   });
 
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {

@@ -12,7 +12,8 @@
  * (EXACT_SCAN_BUDGET_MS: the index can miss a passage unlike its neighbours), the HNSW index proposes the K
  * nearest passages of the scope (iterative scan, so filters do not starve it); K grows while the page is not
  * full and the candidates still pass min_similarity, and an exact scan answers when the index ran out early (a
- * selective filter). Smaller scopes, and stores without pgvector (a PostgreSQL server without it), are ranked by an
+ * selective filter). A large scope of a connector that shares the model's index with others gets an index of its
+ * own, built in the background (VectorIndexes.noteLargeScope). Smaller scopes, and stores without pgvector (a PostgreSQL server without it), are ranked by an
  * exact scan computing every score in SQL. Same scores either way.
  */
 import { sql, type RawBuilder } from 'kysely';
@@ -209,6 +210,7 @@ export async function searchPassages(
 
   let rows: Row[] | undefined;
   if (indexed && strategy === 'auto' && (await beyondExactScan())) {
+    ctx.vectors.noteLargeScope(scope.connectorId, provider.id, dims);
     // Passages to fetch: everything up to the cursor plus this page, times a margin for dedup.
     let k = Math.max(20, ((after?.n ?? 0) + limit + 1) * (params.dedup === 'max' ? 3 : 1));
     while (k <= MAX_INDEX_CANDIDATES) {
