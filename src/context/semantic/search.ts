@@ -8,13 +8,14 @@
  * query: a record synced after the first page shows up on a later page only if it ranks below the hits
  * already returned.
  *
- * Execution: with pgvector (PGlite, a PostgreSQL server that has it) and more passages in the scope than an exact scan ranks within its budget
- * (EXACT_SCAN_BUDGET_MS: the index can miss a passage unlike its neighbours), the HNSW index proposes the K
- * nearest passages of the scope (iterative scan, so filters do not starve it); K grows while the page is not
- * full and the candidates still pass min_similarity, and an exact scan answers when the index ran out early (a
- * selective filter). A large scope of a connector that shares the model's index with others gets an index of its
- * own, built in the background (VectorIndexes.noteLargeScope). Smaller scopes, and stores without pgvector (a PostgreSQL server without it), are ranked by an
- * exact scan computing every score in SQL. Same scores either way.
+ * Execution: with pgvector (PGlite, a PostgreSQL server that has it) and more passages in the scope than an
+ * exact scan ranks within its budget (EXACT_SCAN_BUDGET_MS: the index can miss a passage unlike its
+ * neighbours), the HNSW index proposes the K nearest passages of the scope (iterative scan, so filters do not
+ * starve it); K grows while the page is not full and the candidates still pass min_similarity, and an exact
+ * scan answers when the index ran out early (a selective filter). Such a scope gets an index of its own, built
+ * in the background, when other connectors hold most of the model's passages (VectorIndexes.noteLargeScope).
+ * Smaller scopes, and stores without pgvector, are ranked by an exact scan computing every score in SQL. Same
+ * scores either way.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { EntityDefinition } from '../../../runtime/index.js';

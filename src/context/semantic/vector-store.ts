@@ -66,7 +66,7 @@ export function vectorIndexName(model: string, dims: number): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The start of the names of one connector's HNSW indexes (ensureConnectorIndex). */
+/** The start of the names of one connector's HNSW indexes (noteLargeScope). */
 function connectorIndexPrefix(connectorId: string): string {
   if (!UUID.test(connectorId)) throw new Error(`not a connector id: ${connectorId}`);
   return `context_passages_hnsw_${connectorId.replace(/-/g, '').toLowerCase()}_`;
