@@ -605,6 +605,24 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(result.meta.has_more).toBe(true);
   });
 
+  /** Another connector of the organization holding `count` issues' passages, so that other connectors hold at least as many as the one under test. */
+  async function neighbour(tenant: Tenant, count: number, key: string) {
+    const id = await insertConnector(service, tenant.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: `lin_api_${key}` },
+      name: `neighbour ${key}`,
+    });
+    const records: Issue[] = Array.from({ length: count }, (_, i) => ({
+      id: `${key}-${i}`,
+      identifier: `${key.toUpperCase()}-${i}`,
+      title: `Issue ${i}`,
+      description: `Note ${i} on shipping to region ${i % 9} and invoices of month ${i % 12}.`,
+      state: { name: 'Done' },
+    }));
+    await put(tenant, id, records);
+  }
+
   it("gives a large scope that shares the model's index with other connectors an index of its own, which its searches use, dropped with the connector", async () => {
     const indexed = await pgvectorOffered(service.store.db);
     const connector = await insertConnector(service, a.organizationId, {
@@ -613,6 +631,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       credentials: { api_key: 'lin_api_e' },
       name: 'tenant with its own index',
     });
+    await neighbour(a, 300, 'nb1');
     const records: Issue[] = Array.from({ length: 300 }, (_, i) => ({
       id: `o-${String(i).padStart(3, '0')}`,
       identifier: `O-${i}`,
@@ -664,6 +683,41 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     await deleteConnector(ctx, a.organizationId, connector);
     expect(await indexNames()).not.toContain(name);
     expect(await indexNames()).toContain(vectorIndexName(offline.id, 100));
+  });
+
+  it("drops the own indexes of a deleted workspace's connectors", async () => {
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_f' },
+      name: 'in a workspace to delete',
+      workspace: 'short-lived',
+    });
+    await neighbour(a, 200, 'nb2');
+    const records: Issue[] = Array.from({ length: 200 }, (_, i) => ({
+      id: `w-${String(i).padStart(3, '0')}`,
+      identifier: `W-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a password reset'} for customer ${i % 7}.`,
+      state: { name: 'Todo' },
+    }));
+    await put(a, connector, records);
+    const name = connectorVectorIndexName(connector, offline.id, 100);
+    const hasIndex = async () =>
+      (await sql<{ present: number }>`SELECT 1 AS present FROM pg_indexes WHERE indexname = ${name}`.execute(service.store.db)).rows.length > 0;
+    ctx.vectors.exactScanBudgetMs = 0;
+    try {
+      await search(a, connector, { prompt: 'money back', min_similarity: -1 }, { limit: 5 });
+      await ctx.vectors.connectorIndexBuilt(connector, offline.id, 100);
+    } finally {
+      ctx.vectors.exactScanBudgetMs = EXACT_SCAN_BUDGET_MS;
+    }
+    expect(await hasIndex()).toBe(await pgvectorOffered(service.store.db));
+    const { rows } = await sql<{ workspace_id: string }>`SELECT workspace_id FROM connectors WHERE id = ${connector}`.execute(service.store.db);
+    const res = await a.api.delete(`/api/v1/workspaces/${rows[0]?.workspace_id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ connectors_deleted: 1 });
+    expect(await hasIndex()).toBe(false);
   });
 
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {
