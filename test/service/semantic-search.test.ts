@@ -798,6 +798,64 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     // indexRecords on records already indexed does nothing.
     expect(await indexRecords(ctx, offline, { connectorId: connector, entity: issues }, ['i-refund'])).toEqual({ records: 0, passages: 0, embedded: 0 });
   });
+
+  it("gives a connector its own index only while other connectors hold at least half of the model's passages", async () => {
+    // A model of its own (3 dimensions), its passages written directly: only the share of the model counts.
+    const model = 'share-rule-test-model';
+    const connectorWithPassages = async (name: string, count: number) => {
+      const connector = await insertConnector(service, a.organizationId, {
+        connectorType: 'linear',
+        authOption: 'API Key',
+        credentials: { api_key: 'lin_api_g' },
+        name,
+      });
+      const records = Array.from({ length: count }, (_, i) => ({
+        id: `${name}-${i}`,
+        identifier: `S-${i}`,
+        title: `Issue ${i}`,
+        description: 'x',
+        state: { name: 'Todo' },
+      }));
+      await writePage(
+        service.store.db,
+        { organizationId: a.organizationId, connectorId: connector, entity: 'issues' },
+        preparePage(records, issues.record).records,
+      );
+      for (const record of records) {
+        await sql`
+          INSERT INTO context_passages (connector_id, entity, record_id, field, ordinal, organization_id, start_offset, content, content_hash, model, dims, embedding)
+          VALUES (${connector}, 'issues', ${record.id}, 'description', 0, ${a.organizationId}, 0, 'x', 'h', ${model}, 3, '{1,0,0}'::real[])`.execute(
+          service.store.db,
+        );
+      }
+      return connector;
+    };
+    const own = async (connector: string) =>
+      (
+        await sql<{ present: number }>`SELECT 1 AS present FROM pg_indexes WHERE indexname = ${connectorVectorIndexName(connector, model, 3)}`.execute(
+          service.store.db,
+        )
+      ).rows.length > 0;
+    if (!(await ctx.vectors.hasVectorSupport())) return; // no index of any kind without pgvector (tested above)
+
+    const large = await connectorWithPassages('share-large', 6);
+    ctx.vectors.noteLargeScope(large, model, 3);
+    await ctx.vectors.connectorIndexBuilt(large, model, 3);
+    expect(await own(large)).toBe(false); // alone with the model: its index is the model's
+
+    const small = await connectorWithPassages('share-small', 3);
+    ctx.vectors.noteLargeScope(small, model, 3);
+    await ctx.vectors.connectorIndexBuilt(small, model, 3);
+    expect(await own(small)).toBe(true); // the other connector holds 6 of 9
+
+    ctx.vectors.noteLargeScope(large, model, 3); // still most of them, and its share was counted minutes ago
+    await ctx.vectors.connectorIndexBuilt(large, model, 3);
+    expect(await own(large)).toBe(false);
+
+    await deleteConnector(ctx, a.organizationId, large);
+    await deleteConnector(ctx, a.organizationId, small);
+    expect(await own(small)).toBe(false);
+  });
 });
 
 describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => {
