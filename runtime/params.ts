@@ -95,28 +95,35 @@ export function prepareParams(
   params: Record<string, unknown>,
 ): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string; aliasConflicts?: AliasConflict[] } {
   const { params: named, conflicts } = underParamNames(action, params);
-  const aliasConflicts = conflicts.length > 0 ? { aliasConflicts: conflicts } : {};
   const prepared: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(named)) {
     const param = Object.hasOwn(action.params, name) ? action.params[name] : undefined;
     prepared[name] = param ? fromText(value, param.schema) : value;
   }
+  return { ...withLimit(action, prepared), ...(conflicts.length > 0 && { aliasConflicts: conflicts }) };
+}
+
+/** The universal `limit` of prepared params turned into the action's page size and/or a cut of the page. */
+function withLimit(
+  action: ActionDefinition,
+  prepared: Record<string, unknown>,
+): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string } {
   const plan = limitPlan(action);
   if (plan === undefined || prepared[UNIVERSAL_LIMIT] === undefined || prepared[UNIVERSAL_LIMIT] === null) {
     if (plan !== undefined && prepared[UNIVERSAL_LIMIT] === null) delete prepared[UNIVERSAL_LIMIT];
-    return { params: prepared, ...aliasConflicts };
+    return { params: prepared };
   }
   const limit = fromText(prepared[UNIVERSAL_LIMIT], { type: 'integer' });
   delete prepared[UNIVERSAL_LIMIT];
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-    return { params: prepared, limitProblem: `limit must be a positive integer (the most records to return), not ${JSON.stringify(limit)}`, ...aliasConflicts };
+    return { params: prepared, limitProblem: `limit must be a positive integer (the most records to return), not ${JSON.stringify(limit)}` };
   }
-  if (plan.param === undefined) return { params: prepared, keepAtMost: limit, ...aliasConflicts };
+  if (plan.param === undefined) return { params: prepared, keepAtMost: limit };
   // The action's own page-size param, when given too, wins.
-  if (prepared[plan.param] !== undefined) return { params: prepared, ...aliasConflicts };
+  if (prepared[plan.param] !== undefined) return { params: prepared };
   const size = Math.max(plan.minimum ?? 1, Math.min(plan.maximum ?? limit, limit));
   prepared[plan.param] = size;
-  return { params: prepared, ...(size > limit && { keepAtMost: limit }), ...aliasConflicts };
+  return { params: prepared, ...(size > limit && { keepAtMost: limit }) };
 }
 
 /** A param given under two of its names (its own and an alias, or two aliases). */

@@ -59,9 +59,12 @@ async function extensionInstalled(db: Db): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** The start of every HNSW index name. */
+const HNSW_INDEX_PREFIX = 'context_passages_hnsw_';
+
 /** Name of the HNSW index of one model's vectors. */
 export function vectorIndexName(model: string, dims: number): string {
-  return `context_passages_hnsw_${createHash('sha256').update(`${model}|${dims}`).digest('hex').slice(0, 16)}`;
+  return `${HNSW_INDEX_PREFIX}${createHash('sha256').update(`${model}|${dims}`).digest('hex').slice(0, 16)}`;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -69,7 +72,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The start of the names of one connector's HNSW indexes (noteLargeScope). */
 function connectorIndexPrefix(connectorId: string): string {
   if (!UUID.test(connectorId)) throw new Error(`not a connector id: ${connectorId}`);
-  return `context_passages_hnsw_${connectorId.replace(/-/g, '').toLowerCase()}_`;
+  return `${HNSW_INDEX_PREFIX}${connectorId.replace(/-/g, '').toLowerCase()}_`;
 }
 
 /** Name of the HNSW index of one connector's vectors of one model: 63 characters, PostgreSQL's longest name. */
@@ -226,12 +229,11 @@ export class VectorIndexes {
       this.connectorIndexBuilds.started += 1;
       const name = connectorVectorIndexName(connectorId, model, dims);
       const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
-      const concurrently = this.kind === 'postgres';
       try {
-        await hnswIndex(name, dims, where, concurrently).execute(this.db);
+        await hnswIndex(name, dims, where, this.concurrently).execute(this.db);
       } catch (error) {
         // A concurrent build that fails leaves an invalid index behind, which IF NOT EXISTS would keep.
-        await sql`DROP INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(this.db).catch(() => undefined);
+        await this.dropIndex(name).catch(() => undefined);
         throw error;
       }
       this.connectorIndexBuilds.built += 1;
@@ -260,20 +262,25 @@ export class VectorIndexes {
 
   /**
    * Drops the HNSW indexes of connectors that no longer exist (deleted alone or with their workspace: their
-   * passages went with their rows, their indexes would stay behind, empty). Returns how many were dropped.
+   * passages went with their rows, their indexes would stay behind, empty).
    */
-  async dropDeletedConnectorIndexes(): Promise<number> {
+  async dropDeletedConnectorIndexes(): Promise<void> {
+    const idStart = HNSW_INDEX_PREFIX.length + 1;
     const { rows } = await sql<{ indexname: string }>`
       SELECT i.indexname FROM pg_indexes AS i
-      WHERE i.tablename = 'context_passages' AND i.indexname ~ '^context_passages_hnsw_[0-9a-f]{32}_[0-9a-f]{8}$'
-        AND NOT EXISTS (SELECT 1 FROM connectors AS c WHERE replace(c.id::text, '-', '') = substr(i.indexname, 23, 32))`.execute(this.db);
-    const concurrently = this.kind === 'postgres';
-    for (const { indexname } of rows) await sql`DROP INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(indexname)}`.execute(this.db);
-    for (const key of [...this.connectorIndexes.keys()]) {
-      const prefix = connectorIndexPrefix(key.slice(0, key.indexOf('|')));
-      if (rows.some((row) => row.indexname.startsWith(prefix))) this.connectorIndexes.delete(key);
-    }
-    return rows.length;
+      WHERE i.tablename = 'context_passages' AND i.indexname ~ ${`^${HNSW_INDEX_PREFIX}[0-9a-f]{32}_[0-9a-f]{8}$`}
+        AND NOT EXISTS (SELECT 1 FROM connectors AS c WHERE replace(c.id::text, '-', '') = substr(i.indexname, ${idStart}, 32))`.execute(this.db);
+    for (const { indexname } of rows) await this.dropIndex(indexname);
+  }
+
+  /** DROP INDEX, concurrently on PostgreSQL (searches and writes go on). */
+  private async dropIndex(name: string): Promise<void> {
+    await sql`DROP INDEX ${sql.raw(this.concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(this.db);
+  }
+
+  /** Whether connector indexes are built and dropped concurrently: PostgreSQL; PGlite has one connection anyway. */
+  private get concurrently(): boolean {
+    return this.kind === 'postgres';
   }
 }
 
