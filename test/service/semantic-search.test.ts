@@ -16,7 +16,7 @@ import { indexRecords, startSemanticIndexing, semanticIndexStatus, type Semantic
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
-import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, VectorIndexes, vectorIndexName } from '../../src/context/semantic/vector-store.js';
 import { deleteConnector } from '../../src/services/connectors.js';
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
@@ -718,6 +718,71 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ connectors_deleted: 1 });
     expect(await hasIndex()).toBe(false);
+  });
+
+  it("builds a connector's own index in one process at a time, and replaces one a failed build left invalid", async ({ skip }) => {
+    if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) {
+      skip('needs several sessions of a PostgreSQL server offering pgvector');
+    }
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_g' },
+      name: 'indexed by one process',
+    });
+    await neighbour(a, 150, 'nb4');
+    const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
+      id: `p-${String(i).padStart(3, '0')}`,
+      identifier: `P-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
+      state: { name: 'Todo' },
+    }));
+    await put(a, connector, records);
+    const name = connectorVectorIndexName(connector, offline.id, 100);
+    const db = service.store.db;
+    const definition = async () =>
+      (
+        await sql<{ valid: boolean; definition: string }>`
+          SELECT indisvalid AS valid, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(db)
+      ).rows[0];
+
+    // A failed concurrent build leaves an invalid index of that name behind (here: a unique index over duplicates).
+    await expect(sql`CREATE UNIQUE INDEX CONCURRENTLY ${sql.id(name)} ON context_passages (model)`.execute(db)).rejects.toThrow(/duplicate|unique/i);
+    expect(await definition()).toMatchObject({ valid: false });
+
+    // Another process holds the build lock (it is building the index): this one neither builds nor drops it.
+    const lockKey = sql`${727_100_006}, hashtext(${name})`;
+    await db.connection().execute(async (other) => {
+      await sql`SELECT pg_advisory_lock(${lockKey})`.execute(other);
+      try {
+        const meanwhile = new VectorIndexes(db, kind);
+        meanwhile.noteLargeScope(connector, offline.id, 100);
+        await meanwhile.connectorIndexBuilt(connector, offline.id, 100);
+        expect(meanwhile.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
+        expect(await definition()).toMatchObject({ valid: false });
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${lockKey})`.execute(other);
+      }
+    });
+
+    // Once the lock is free, a process finding the invalid index replaces it with the HNSW index.
+    const later = new VectorIndexes(db, kind);
+    later.noteLargeScope(connector, offline.id, 100);
+    await later.connectorIndexBuilt(connector, offline.id, 100);
+    expect(later.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
+    const built = await definition();
+    expect(built?.valid).toBe(true);
+    expect(built?.definition).toContain('USING hnsw');
+    expect(built?.definition).toContain(connector);
+
+    // A process finding it valid builds nothing.
+    const third = new VectorIndexes(db, kind);
+    third.noteLargeScope(connector, offline.id, 100);
+    await third.connectorIndexBuilt(connector, offline.id, 100);
+    expect(third.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
+    await deleteConnector(ctx, a.organizationId, connector);
+    expect(await definition()).toBeUndefined();
   });
 
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {

@@ -51,6 +51,11 @@ const MAX_REMEMBERED_SCOPES = 10_000;
  * alone before its share is counted again (a count over the model's passages, in the background).
  */
 const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
+/** How long a connector whose index another process is building is left alone before it is looked at again. */
+const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
+
+/** What ensureConnectorIndex found or did. */
+type ConnectorIndexOutcome = 'built' | 'present' | 'not needed' | 'another process builds it';
 
 const INDEX_LOCK = 727_100_006;
 
@@ -89,6 +94,11 @@ function hnswIndex(name: string, dims: number, where: RawBuilder<unknown>, concu
     WHERE ${where}`;
 }
 
+/** DROP INDEX, concurrently on PostgreSQL (searches and writes go on). */
+async function dropIndex(db: Db, name: string, concurrently: boolean): Promise<void> {
+  await sql`DROP INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(db);
+}
+
 /** `embedding::vector(dims)`: the indexed expression, which queries must repeat exactly. */
 export function vectorExpression(alias: string, dims: number): RawBuilder<unknown> {
   return sql`${sql.ref(`${alias}.embedding`)}::vector(${sql.raw(String(Math.trunc(dims)))})`;
@@ -111,8 +121,8 @@ export class VectorIndexes {
   /** Per scope (and limit): whether it held more passages than an exact scan ranks, and until when that is trusted. */
   private readonly scopeSizes = new Map<string, { beyond: boolean; until: number }>();
 
-  /** Per connector, model and dimension count: its own index is being built (or was), or until when it needs none. */
-  private readonly connectorIndexes = new Map<string, Promise<void> | { noneUntil: number }>();
+  /** Per connector, model and dimension count: its own index is being looked at or built, or when to look again. */
+  private readonly connectorIndexes = new Map<string, Promise<void> | { checkAfter: number }>();
   /** Connector indexes built by this service (the benchmark and tests wait for them through connectorIndexBuilt). */
   readonly connectorIndexBuilds = { started: 0, built: 0 };
 
@@ -215,29 +225,17 @@ export class VectorIndexes {
    * small connector's search walks a graph made mostly of other connectors' passages and misses many of its
    * nearest (recall@10 0.73 for a tenth of 1.1M passages; 0.99 with its own index). On PostgreSQL the index is
    * built concurrently (writes go on); on PGlite the build holds the store's one connection (about 1 s per
-   * 1000 passages). A failed build is retried by a later search.
+   * 1000 passages). A failed build is retried by a later search; what was found (built, present, not needed,
+   * another process building it) is looked at again after a while.
    */
   noteLargeScope(connectorId: string, model: string, dims: number): void {
     const key = `${connectorId}|${model}|${dims}`;
     const known = this.connectorIndexes.get(key);
-    if (known && (known instanceof Promise || known.noneUntil > Date.now())) return;
-    const building = (async () => {
-      if (!(await this.othersHoldMost(connectorId, model, dims))) {
-        this.connectorIndexes.set(key, { noneUntil: Date.now() + CONNECTOR_SHARE_TTL_MS });
-        return;
-      }
-      this.connectorIndexBuilds.started += 1;
-      const name = connectorVectorIndexName(connectorId, model, dims);
-      const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
-      try {
-        await hnswIndex(name, dims, where, this.concurrently).execute(this.db);
-      } catch (error) {
-        // A concurrent build that fails leaves an invalid index behind, which IF NOT EXISTS would keep.
-        await this.dropIndex(name).catch(() => undefined);
-        throw error;
-      }
-      this.connectorIndexBuilds.built += 1;
-    })();
+    if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
+    const building = this.ensureConnectorIndex(connectorId, model, dims).then((outcome) => {
+      const wait = outcome === 'another process builds it' ? CONNECTOR_INDEX_BUSY_RETRY_MS : CONNECTOR_SHARE_TTL_MS;
+      this.connectorIndexes.set(key, { checkAfter: Date.now() + wait });
+    });
     this.connectorIndexes.set(key, building);
     building.catch(() => this.connectorIndexes.delete(key));
   }
@@ -249,13 +247,49 @@ export class VectorIndexes {
   }
 
   /**
+   * Builds the connector's index of the model when it needs one and has none valid. Holds a session advisory
+   * lock on the index name meanwhile, on the connection that builds, so that the processes of one store never
+   * build it twice at once, and none drops what another is building: an index is dropped here only when this
+   * process holds the lock and finds it invalid (a build that failed, here or in a process that died, which
+   * CREATE INDEX IF NOT EXISTS would keep forever).
+   */
+  private ensureConnectorIndex(connectorId: string, model: string, dims: number): Promise<ConnectorIndexOutcome> {
+    const name = connectorVectorIndexName(connectorId, model, dims);
+    return this.db.connection().execute(async (connection) => {
+      const { rows: lock } = await sql<{ locked: boolean }>`
+        SELECT pg_try_advisory_lock(${INDEX_LOCK}, hashtext(${name})) AS locked`.execute(connection);
+      if (!lock[0]?.locked) return 'another process builds it';
+      try {
+        const { rows: present } = await sql<{ valid: boolean }>`
+          SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(connection);
+        if (present[0]?.valid) return 'present';
+        if (!(await this.othersHoldMost(connection, connectorId, model, dims))) return 'not needed';
+        this.connectorIndexBuilds.started += 1;
+        if (present.length > 0) await dropIndex(connection, name, this.concurrently);
+        const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
+        try {
+          await hnswIndex(name, dims, where, this.concurrently).execute(connection);
+        } catch (error) {
+          // A concurrent build that fails leaves an invalid index behind.
+          await dropIndex(connection, name, this.concurrently).catch(() => undefined);
+          throw error;
+        }
+        this.connectorIndexBuilds.built += 1;
+        return 'built';
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${INDEX_LOCK}, hashtext(${name}))`.execute(connection);
+      }
+    });
+  }
+
+  /**
    * Whether other connectors hold at least half of the model's passages: then the model's index is mostly
    * theirs. A connector holding most of them searches the model's index well and gets no copy of it.
    */
-  private async othersHoldMost(connectorId: string, model: string, dims: number): Promise<boolean> {
+  private async othersHoldMost(db: Db, connectorId: string, model: string, dims: number): Promise<boolean> {
     const { rows } = await sql<{ mine: number; total: number }>`
       SELECT count(*) FILTER (WHERE connector_id = ${connectorId})::int AS mine, count(*)::int AS total
-      FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(this.db);
+      FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(db);
     const { mine, total } = rows[0] ?? { mine: 0, total: 0 };
     return total - mine >= mine;
   }
@@ -270,12 +304,7 @@ export class VectorIndexes {
       SELECT i.indexname FROM pg_indexes AS i
       WHERE i.tablename = 'context_passages' AND i.indexname ~ ${`^${HNSW_INDEX_PREFIX}[0-9a-f]{32}_[0-9a-f]{8}$`}
         AND NOT EXISTS (SELECT 1 FROM connectors AS c WHERE replace(c.id::text, '-', '') = substr(i.indexname, ${idStart}, 32))`.execute(this.db);
-    for (const { indexname } of rows) await this.dropIndex(indexname);
-  }
-
-  /** DROP INDEX, concurrently on PostgreSQL (searches and writes go on). */
-  private async dropIndex(name: string): Promise<void> {
-    await sql`DROP INDEX ${sql.raw(this.concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(this.db);
+    for (const { indexname } of rows) await dropIndex(this.db, indexname, this.concurrently);
   }
 
   /** Whether connector indexes are built and dropped concurrently: PostgreSQL; PGlite has one connection anyway. */
