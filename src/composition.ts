@@ -45,7 +45,7 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
     observers: [],
     embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) },
     statistics: new TableStatistics(base.store.db),
-    vectors: new VectorIndexes(base.store.db, base.store.kind),
+    vectors: new VectorIndexes(base.store.db, base.store.kind, base.config.semanticIndexBuildMemoryMb),
     skills: new SkillLibrary(),
   } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
   // Analyses started by syncs finish before the store closes (closers run in reverse).

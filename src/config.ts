@@ -52,6 +52,11 @@ export interface ServiceConfig {
   syncIntervalMinutes?: number;
   /** The sync job queue (src/context/sync/queue.ts); defaults in SYNC_QUEUE_DEFAULTS there. */
   syncQueue?: SyncQueueSettings;
+  /**
+   * The most memory (MB of maintenance_work_mem) one build of a semantic search index takes
+   * (SEMANTIC_INDEX_BUILD_MEMORY_MB, default 1024); each build asks for what its passages need, up to this.
+   */
+  semanticIndexBuildMemoryMb?: number;
   /** Seconds a start waits for an unreachable PostgreSQL before giving up (STORE_WAIT_SECONDS, default 30). */
   storeWaitSeconds?: number;
   /** When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, it is open like /health. */
@@ -61,6 +66,12 @@ export interface ServiceConfig {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * The most memory (MB of maintenance_work_mem) one build of a semantic search index takes unless the operator
+ * sets SEMANTIC_INDEX_BUILD_MEMORY_MB: a build asks for what its passages need, at most this.
+ */
+export const DEFAULT_INDEX_BUILD_MEMORY_MB = 1024;
 
 /** Settings of the sync job queue (pg-boss). Each is optional: absent ones take the queue's defaults. */
 export interface SyncQueueSettings {
@@ -202,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       jobTimeoutMinutes: integer(env, 'SYNC_JOB_TIMEOUT_MINUTES', 240, 1, 1439),
     },
     storeWaitSeconds: integer(env, 'STORE_WAIT_SECONDS', 30, 0, 3600),
+    semanticIndexBuildMemoryMb: integer(env, 'SEMANTIC_INDEX_BUILD_MEMORY_MB', DEFAULT_INDEX_BUILD_MEMORY_MB, 64, 65_536),
     ...(env.METRICS_TOKEN?.trim() ? { metricsToken: secretSetting(env, 'METRICS_TOKEN') } : {}),
     ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),
     ...(env.PUBLIC_URL?.trim() ? { publicUrl: absoluteUrl(env.PUBLIC_URL.trim(), 'PUBLIC_URL').replace(/\/+$/, '') } : {}),

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_INDEX_BUILD_MEMORY_MB, loadConfig } from '../../src/config.js';
 import { fieldText, htmlToText, MAX_PASSAGES_PER_FIELD, overlapFor, splitPassages, trimContext, valuesAtPath } from '../../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider, OpenAICompatibleEmbeddingProvider, providerFromConfig } from '../../src/context/semantic/providers.js';
+import { hnswBuildMemoryKb } from '../../src/context/semantic/vector-store.js';
 import { decodeVocabulary, encodeVocabulary, loadVocabulary, tokenize, Vocabulary, VOCABULARY_PATH } from '../../src/context/semantic/vocabulary.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
@@ -258,5 +259,25 @@ describe('OpenAI-compatible provider', () => {
     expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:9999' })).toThrow(ConfigError);
     expect(() => loadConfig({ EMBEDDINGS_MODEL: 'x' })).toThrow(/EMBEDDINGS_URL/);
     expect(() => loadConfig({ EMBEDDINGS_URL: 'ftp://x', EMBEDDINGS_MODEL: 'x' })).toThrow(/http/);
+  });
+});
+
+describe('memory of an index build', () => {
+  it("asks for what pgvector's graph of the passages holds (~1.2 kB a 100-dimension passage, a quarter more), at most the cap", () => {
+    // 64 MB, PostgreSQL's default, held 58 145 passages of 100 dimensions: 150 000 need about 180 MB.
+    expect(hnswBuildMemoryKb(58_145, 100, 1024)).toBeGreaterThan(64 * 1024);
+    expect(hnswBuildMemoryKb(150_000, 100, 1024)).toBe(Math.ceil((150_000 * 1200 * 1.25) / 1024));
+    expect(hnswBuildMemoryKb(150_000, 1536, 1024)).toBe(1024 * 1024);
+    expect(hnswBuildMemoryKb(150_000, 1536, 4096)).toBe(Math.ceil((150_000 * (4 * 1536 + 800) * 1.25) / 1024));
+    expect(hnswBuildMemoryKb(0, 100, 1024)).toBe(0);
+  });
+
+  it('is capped by SEMANTIC_INDEX_BUILD_MEMORY_MB (default 1024, 64..65536)', () => {
+    expect(loadConfig({}).semanticIndexBuildMemoryMb).toBe(DEFAULT_INDEX_BUILD_MEMORY_MB);
+    expect(DEFAULT_INDEX_BUILD_MEMORY_MB).toBe(1024);
+    expect(loadConfig({ SEMANTIC_INDEX_BUILD_MEMORY_MB: '4096' }).semanticIndexBuildMemoryMb).toBe(4096);
+    for (const bad of ['32', '100000', '1.5', 'lots']) {
+      expect(() => loadConfig({ SEMANTIC_INDEX_BUILD_MEMORY_MB: bad })).toThrow('SEMANTIC_INDEX_BUILD_MEMORY_MB must be an integer from 64 to 65536.');
+    }
   });
 });

@@ -5,7 +5,7 @@
  * test gives.
  */
 import { createHash } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type KyselyPlugin, sql, type ValueNode } from 'kysely';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
@@ -16,7 +16,7 @@ import { indexRecords, startSemanticIndexing, semanticIndexStatus, type Semantic
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
-import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, VectorIndexes, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, hnswBuildMemoryKb, VectorIndexes, vectorIndexName } from '../../src/context/semantic/vector-store.js';
 import { deleteConnector } from '../../src/services/connectors.js';
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
@@ -783,6 +783,57 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(third.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
     await deleteConnector(ctx, a.organizationId, connector);
     expect(await definition()).toBeUndefined();
+  });
+
+  it("sizes the memory of a connector index build for its passages, then puts the session's own setting back", async ({ skip }) => {
+    if (!(await pgvectorOffered(service.store.db))) skip('needs pgvector');
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_h' },
+      name: 'index build memory',
+    });
+    await neighbour(a, 400, 'nb5');
+    const records: Issue[] = Array.from({ length: 400 }, (_, i) => ({
+      id: `m-${String(i).padStart(3, '0')}`,
+      identifier: `M-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${i % 2 ? 'an invoice download' : 'a dark mode request'} for customer ${i % 11}.`,
+      state: { name: 'Todo' },
+    }));
+    await put(a, connector, records);
+    const { rows: counted } = await sql<{ passages: number }>`
+      SELECT count(*)::int AS passages FROM context_passages WHERE connector_id = ${connector} AND model = ${offline.id}`.execute(service.store.db);
+    const passages = counted[0]?.passages ?? 0;
+    // What the build asks for is above PostgreSQL's least setting (1 MB), which PGlite's one connection takes here.
+    expect(hnswBuildMemoryKb(passages, 100, 1024)).toBeGreaterThan(1024);
+    const asked: unknown[][] = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (node.kind === 'RawNode' && node.sqlFragments.join('?').includes("set_config('maintenance_work_mem'")) {
+          asked.push(node.parameters.map((parameter) => (parameter.kind === 'ValueNode' ? (parameter as ValueNode).value : parameter.kind)));
+        }
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const indexes = new VectorIndexes(service.store.db.withPlugin(recorder), kind, 1024);
+    if (kind === 'pglite') await sql`SET maintenance_work_mem = '1MB'`.execute(service.store.db);
+    try {
+      indexes.noteLargeScope(connector, offline.id, 100);
+      await indexes.connectorIndexBuilt(connector, offline.id, 100);
+      expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
+      expect(asked[0]).toEqual([hnswBuildMemoryKb(passages, 100, 1024), false]);
+      expect(asked).toHaveLength(2);
+      if (kind === 'pglite') {
+        expect(asked[1]).toEqual(['1MB']);
+        const { rows } = await sql<{ setting: string }>`SELECT current_setting('maintenance_work_mem') AS setting`.execute(service.store.db);
+        expect(rows[0]?.setting).toBe('1MB');
+      }
+    } finally {
+      if (kind === 'pglite') await sql`RESET maintenance_work_mem`.execute(service.store.db);
+      await deleteConnector(ctx, a.organizationId, connector);
+    }
   });
 
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {

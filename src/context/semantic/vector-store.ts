@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { DEFAULT_INDEX_BUILD_MEMORY_MB } from '../../config.js';
 import type { StoreKind } from '../../db/database.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 
@@ -58,6 +59,30 @@ const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 type ConnectorIndexOutcome = 'built' | 'present' | 'not needed' | 'another process builds it';
 
 const INDEX_LOCK = 727_100_006;
+
+/**
+ * maintenance_work_mem, in kB, for building an HNSW index of `passages` vectors of `dims` dimensions: what
+ * pgvector's graph holds in memory, a quarter more for safety, at most `capMb`. A build whose graph outgrows
+ * maintenance_work_mem goes on far slower (pgvector: "hnsw graph no longer fits into maintenance_work_mem"):
+ * 150 000 passages of 100 dimensions built in 67 s with PostgreSQL's default 64 MB, which held 58 145 of them
+ * (~1.15 kB each), and in 22 s with 512 MB (PostgreSQL 15, pgvector 0.8, 2 cores).
+ */
+export function hnswBuildMemoryKb(passages: number, dims: number, capMb: number): number {
+  const bytesPerPassage = 4 * dims + 800; // the vector, then the graph node and its links (m = 16)
+  return Math.min(capMb * 1024, Math.ceil((passages * bytesPerPassage * 1.25) / 1024));
+}
+
+/**
+ * Raises maintenance_work_mem to `kb` (never lowers it) for the session, or the transaction when `local`.
+ * Returns the setting it had, for the session's builds to put back.
+ */
+async function raiseBuildMemory(db: Db, kb: number, local: boolean): Promise<string> {
+  const { rows } = await sql<{ previous: string }>`SELECT current_setting('maintenance_work_mem') AS previous`.execute(db);
+  await sql`
+    SELECT set_config('maintenance_work_mem',
+      greatest(${kb}::bigint, (SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem')) || 'kB', ${local})`.execute(db);
+  return rows[0]?.previous ?? '64MB';
+}
 
 async function extensionInstalled(db: Db): Promise<boolean> {
   const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`.execute(db);
@@ -129,6 +154,8 @@ export class VectorIndexes {
   constructor(
     private readonly db: Db,
     private readonly kind: StoreKind,
+    /** The most memory an index build takes (SEMANTIC_INDEX_BUILD_MEMORY_MB). */
+    private readonly buildMemoryMb = DEFAULT_INDEX_BUILD_MEMORY_MB,
   ) {}
 
   /** The most passages of `dims` dimensions an exact scan ranks within exactScanBudgetMs. */
@@ -208,6 +235,12 @@ export class VectorIndexes {
         await this.db.transaction().execute(async (trx) => {
           // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
           await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
+          const { rows: present } = await sql`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(trx);
+          if (present.length > 0) return;
+          // Built over the passages already there (a store that gained pgvector, a model used before): sized for them.
+          const { rows } = await sql<{ passages: number }>`
+            SELECT count(*)::int AS passages FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(trx);
+          await raiseBuildMemory(trx, hnswBuildMemoryKb(rows[0]?.passages ?? 0, dims, this.buildMemoryMb), true);
           await hnswIndex(name, dims, sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}`, false).execute(trx);
         });
         return true;
@@ -263,16 +296,22 @@ export class VectorIndexes {
         const { rows: present } = await sql<{ valid: boolean }>`
           SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(connection);
         if (present[0]?.valid) return 'present';
-        if (!(await this.othersHoldMost(connection, connectorId, model, dims))) return 'not needed';
+        const { mine, total } = await this.modelShare(connection, connectorId, model, dims);
+        // Other connectors hold at least half: the model's index is mostly theirs. A connector holding most
+        // of the passages searches the model's index well and gets no copy of it.
+        if (total - mine < mine) return 'not needed';
         this.connectorIndexBuilds.started += 1;
         if (present.length > 0) await dropIndex(connection, name, this.concurrently);
         const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
+        const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(mine, dims, this.buildMemoryMb), false);
         try {
           await hnswIndex(name, dims, where, this.concurrently).execute(connection);
         } catch (error) {
           // A concurrent build that fails leaves an invalid index behind.
           await dropIndex(connection, name, this.concurrently).catch(() => undefined);
           throw error;
+        } finally {
+          await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
         }
         this.connectorIndexBuilds.built += 1;
         return 'built';
@@ -282,16 +321,12 @@ export class VectorIndexes {
     });
   }
 
-  /**
-   * Whether other connectors hold at least half of the model's passages: then the model's index is mostly
-   * theirs. A connector holding most of them searches the model's index well and gets no copy of it.
-   */
-  private async othersHoldMost(db: Db, connectorId: string, model: string, dims: number): Promise<boolean> {
+  /** The connector's passages of the model, and all of the model's. */
+  private async modelShare(db: Db, connectorId: string, model: string, dims: number): Promise<{ mine: number; total: number }> {
     const { rows } = await sql<{ mine: number; total: number }>`
       SELECT count(*) FILTER (WHERE connector_id = ${connectorId})::int AS mine, count(*)::int AS total
       FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(db);
-    const { mine, total } = rows[0] ?? { mine: 0, total: 0 };
-    return total - mine >= mine;
+    return rows[0] ?? { mine: 0, total: 0 };
   }
 
   /**
