@@ -48,8 +48,9 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
     vectors: new VectorIndexes(base.store.db, base.store.kind, base.config.semanticIndexBuildMemoryMb),
     skills: new SkillLibrary(),
   } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
-  // Analyses started by syncs finish before the store closes (closers run in reverse).
+  // Analyses started by syncs finish before the store closes (closers run in reverse), and index builds stop.
   closers.push(() => ctx.statistics.settle());
+  closers.push(() => ctx.vectors.stop());
   ctx.connectors = new ConnectorCache({
     store: base.store,
     keyring: base.keyring,

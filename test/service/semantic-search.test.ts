@@ -836,6 +836,121 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     }
   });
 
+  it('builds the own indexes of several connectors searched at once one after the other', async ({ skip }) => {
+    if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) {
+      skip('needs a PostgreSQL server offering pgvector (PGlite has one connection: its builds never overlap)');
+    }
+    const connectors: string[] = [];
+    for (const key of ['q1', 'q2', 'q3']) {
+      const connector = await insertConnector(service, a.organizationId, {
+        connectorType: 'linear',
+        authOption: 'API Key',
+        credentials: { api_key: `lin_api_${key}` },
+        name: `searched at once ${key}`,
+      });
+      const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
+        id: `${key}-${String(i).padStart(3, '0')}`,
+        identifier: `${key.toUpperCase()}-${i}`,
+        title: `Issue ${i}`,
+        description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
+        state: { name: 'Todo' },
+      }));
+      await put(a, connector, records);
+      connectors.push(connector);
+    }
+    // Which CREATE INDEX statements were running, as the queries went out and their results came back.
+    const running = new Set<unknown>();
+    let mostAtOnce = 0;
+    const recorder: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        if (node.kind === 'RawNode' && node.sqlFragments.join('?').includes('CREATE INDEX')) {
+          running.add(queryId);
+          mostAtOnce = Math.max(mostAtOnce, running.size);
+        }
+        return node;
+      },
+      transformResult: async ({ result, queryId }) => {
+        running.delete(queryId);
+        return result;
+      },
+    };
+    const indexes = new VectorIndexes(service.store.db.withPlugin(recorder), kind);
+    try {
+      for (const connector of connectors) indexes.noteLargeScope(connector, offline.id, 100);
+      for (const connector of connectors) await indexes.connectorIndexBuilt(connector, offline.id, 100);
+      expect(indexes.connectorIndexBuilds).toEqual({ started: 3, built: 3 });
+      expect(mostAtOnce).toBe(1);
+    } finally {
+      for (const connector of connectors) await deleteConnector(ctx, a.organizationId, connector);
+    }
+  });
+
+  it('cancels a connector index build under way when it stops (a shutdown), leaving no index behind', async ({ skip }) => {
+    if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) skip('needs a PostgreSQL server offering pgvector');
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_s' },
+      name: 'stopped mid-build',
+    });
+    await neighbour(a, 150, 'nb6');
+    const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
+      id: `s-${String(i).padStart(3, '0')}`,
+      identifier: `S-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
+      state: { name: 'Todo' },
+    }));
+    await put(a, connector, records);
+    const name = connectorVectorIndexName(connector, offline.id, 100);
+    const db = service.store.db;
+    const indexes = new VectorIndexes(db, kind);
+    // An open transaction that has written to context_passages holds the concurrent build in its wait.
+    await db.connection().execute(async (blocker) => {
+      await sql`BEGIN`.execute(blocker);
+      let stopping: Promise<void> | undefined;
+      let built: Promise<void> = Promise.resolve();
+      try {
+        await sql`LOCK TABLE context_passages IN ROW EXCLUSIVE MODE`.execute(blocker);
+        indexes.noteLargeScope(connector, offline.id, 100);
+        built = indexes.connectorIndexBuilt(connector, offline.id, 100);
+        built.catch(() => undefined);
+        await vi.waitFor(
+          async () => {
+            const { rows } = await sql<{ waiting: number }>`
+              SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE pid <> pg_backend_pid() AND query LIKE ${`%CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}"%`} AND wait_event_type = 'Lock'`.execute(db);
+            expect(rows[0]?.waiting).toBe(1);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+        stopping = indexes.stop();
+        // Cancelled, the build drops what it left, once the open transaction is over.
+        await vi.waitFor(
+          async () => {
+            const { rows } = await sql<{ waiting: number }>`
+              SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE pid <> pg_backend_pid() AND query LIKE ${`%DROP INDEX CONCURRENTLY IF EXISTS "${name}"%`} AND wait_event_type = 'Lock'`.execute(db);
+            expect(rows[0]?.waiting).toBe(1);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+      } finally {
+        await sql`COMMIT`.execute(blocker);
+      }
+      await expect(built).rejects.toThrow(/cancel/i);
+      await stopping;
+    });
+    expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 0 });
+    const { rows } = await sql`SELECT 1 FROM pg_class WHERE relname = ${name}`.execute(db);
+    expect(rows).toEqual([]);
+    // Stopped: later searches start no build.
+    indexes.noteLargeScope(connector, offline.id, 100);
+    await indexes.connectorIndexBuilt(connector, offline.id, 100);
+    expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 0 });
+    await deleteConnector(ctx, a.organizationId, connector);
+  });
+
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {
     const KEY = 'sk-test-embeddings-secret-0001';
     const BASE = 'https://embeddings.example.test/v1';

@@ -56,7 +56,7 @@ const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
 const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 
 /** What ensureConnectorIndex found or did. */
-type ConnectorIndexOutcome = 'built' | 'present' | 'not needed' | 'another process builds it';
+type ConnectorIndexOutcome = 'built' | 'present' | 'not needed' | 'another process builds it' | 'stopped';
 
 const INDEX_LOCK = 727_100_006;
 
@@ -150,6 +150,15 @@ export class VectorIndexes {
   private readonly connectorIndexes = new Map<string, Promise<void> | { checkAfter: number }>();
   /** Connector indexes built by this service (the benchmark and tests wait for them through connectorIndexBuilt). */
   readonly connectorIndexBuilds = { started: 0, built: 0 };
+  /**
+   * The last connector index build asked for: each waits for the one before, so a process builds one at a time
+   * (a build holds a pooled connection and keeps cores busy for seconds to minutes; several large connectors
+   * searched at once would otherwise take the pool's connections together).
+   */
+  private lastConnectorIndexBuild: Promise<unknown> = Promise.resolve();
+  /** The server process running the connector index build under way (PostgreSQL), which stop() cancels. */
+  private buildBackend?: number;
+  private stopped = false;
 
   constructor(
     private readonly db: Db,
@@ -264,8 +273,10 @@ export class VectorIndexes {
   noteLargeScope(connectorId: string, model: string, dims: number): void {
     const key = `${connectorId}|${model}|${dims}`;
     const known = this.connectorIndexes.get(key);
-    if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
-    const building = this.ensureConnectorIndex(connectorId, model, dims).then((outcome) => {
+    if (this.stopped || (known && (known instanceof Promise || known.checkAfter > Date.now()))) return;
+    const ensured = this.lastConnectorIndexBuild.then(() => this.ensureConnectorIndex(connectorId, model, dims));
+    this.lastConnectorIndexBuild = ensured.catch(() => undefined);
+    const building = ensured.then((outcome) => {
       const wait = outcome === 'another process builds it' ? CONNECTOR_INDEX_BUSY_RETRY_MS : CONNECTOR_SHARE_TTL_MS;
       this.connectorIndexes.set(key, { checkAfter: Date.now() + wait });
     });
@@ -288,6 +299,7 @@ export class VectorIndexes {
    */
   private ensureConnectorIndex(connectorId: string, model: string, dims: number): Promise<ConnectorIndexOutcome> {
     const name = connectorVectorIndexName(connectorId, model, dims);
+    if (this.stopped) return Promise.resolve('stopped');
     return this.db.connection().execute(async (connection) => {
       const { rows: lock } = await sql<{ locked: boolean }>`
         SELECT pg_try_advisory_lock(${INDEX_LOCK}, hashtext(${name})) AS locked`.execute(connection);
@@ -304,13 +316,19 @@ export class VectorIndexes {
         if (present.length > 0) await dropIndex(connection, name, this.concurrently);
         const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
         const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(mine, dims, this.buildMemoryMb), false);
+        if (this.concurrently) {
+          const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
+          this.buildBackend = backend[0]?.pid;
+        }
         try {
+          if (this.stopped) return 'stopped';
           await hnswIndex(name, dims, where, this.concurrently).execute(connection);
         } catch (error) {
-          // A concurrent build that fails leaves an invalid index behind.
+          // A concurrent build that fails (or that stop() cancelled) leaves an invalid index behind.
           await dropIndex(connection, name, this.concurrently).catch(() => undefined);
           throw error;
         } finally {
+          this.buildBackend = undefined;
           await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
         }
         this.connectorIndexBuilds.built += 1;
@@ -327,6 +345,17 @@ export class VectorIndexes {
       SELECT count(*) FILTER (WHERE connector_id = ${connectorId})::int AS mine, count(*)::int AS total
       FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(db);
     return rows[0] ?? { mine: 0, total: 0 };
+  }
+
+  /**
+   * Stops connector index builds, before the store closes: none queued starts, and one under way on PostgreSQL
+   * is cancelled (a build of a large connector takes minutes, which a shutdown would otherwise wait for; a
+   * later search builds it again). On PGlite a build under way is waited for.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.buildBackend !== undefined) await sql`SELECT pg_cancel_backend(${this.buildBackend})`.execute(this.db);
+    await this.lastConnectorIndexBuild;
   }
 
   /**
