@@ -265,15 +265,19 @@ export class VectorIndexes {
    * model's passages, starts building, in the background, an HNSW index of this connector's passages of the
    * model alone (partial on the connector), which the planner then prefers for its searches. In the model's index a
    * small connector's search walks a graph made mostly of other connectors' passages and misses many of its
-   * nearest (recall@10 0.73 for a tenth of 1.1M passages; 0.99 with its own index). On PostgreSQL the index is
-   * built concurrently (writes go on); on PGlite the build holds the store's one connection (about 1 s per
-   * 1000 passages). A failed build is retried by a later search; what was found (built, present, not needed,
-   * another process building it) is looked at again after a while.
+   * nearest (recall@10 0.73 for a tenth of 1.1M passages; 0.99 with its own index). The index is built
+   * concurrently (writes and searches go on). A failed build is retried by a later search; what was found
+   * (built, present, not needed, another process building it) is looked at again after a while.
+   *
+   * PostgreSQL only: PGlite runs each statement in the service's own thread, so a build there would stop every
+   * request, /health included, for as long as it takes (about 0.75 s per 1000 passages: a minute for a large
+   * connector, long enough for a liveness probe to restart the service, whose next search would start it again).
    */
   noteLargeScope(connectorId: string, model: string, dims: number): void {
+    if (this.kind !== 'postgres' || this.stopped) return;
     const key = `${connectorId}|${model}|${dims}`;
     const known = this.connectorIndexes.get(key);
-    if (this.stopped || (known && (known instanceof Promise || known.checkAfter > Date.now()))) return;
+    if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
     const ensured = this.lastConnectorIndexBuild.then(() => this.ensureConnectorIndex(connectorId, model, dims));
     this.lastConnectorIndexBuild = ensured.catch(() => undefined);
     const building = ensured.then((outcome) => {
@@ -313,19 +317,17 @@ export class VectorIndexes {
         // of the passages searches the model's index well and gets no copy of it.
         if (total - mine < mine) return 'not needed';
         this.connectorIndexBuilds.started += 1;
-        if (present.length > 0) await dropIndex(connection, name, this.concurrently);
+        if (present.length > 0) await dropIndex(connection, name, true);
         const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
         const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(mine, dims, this.buildMemoryMb), false);
-        if (this.concurrently) {
-          const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
-          this.buildBackend = backend[0]?.pid;
-        }
+        const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
+        this.buildBackend = backend[0]?.pid;
         try {
           if (this.stopped) return 'stopped';
-          await hnswIndex(name, dims, where, this.concurrently).execute(connection);
+          await hnswIndex(name, dims, where, true).execute(connection);
         } catch (error) {
           // A concurrent build that fails (or that stop() cancelled) leaves an invalid index behind.
-          await dropIndex(connection, name, this.concurrently).catch(() => undefined);
+          await dropIndex(connection, name, true).catch(() => undefined);
           throw error;
         } finally {
           this.buildBackend = undefined;
@@ -348,9 +350,9 @@ export class VectorIndexes {
   }
 
   /**
-   * Stops connector index builds, before the store closes: none queued starts, and one under way on PostgreSQL
-   * is cancelled (a build of a large connector takes minutes, which a shutdown would otherwise wait for; a
-   * later search builds it again). On PGlite a build under way is waited for.
+   * Stops connector index builds, before the store closes: none queued starts, and one under way is cancelled
+   * (a build of a large connector takes minutes, which a shutdown would otherwise wait for; a later search
+   * builds it again).
    */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -368,12 +370,8 @@ export class VectorIndexes {
       SELECT i.indexname FROM pg_indexes AS i
       WHERE i.tablename = 'context_passages' AND i.indexname ~ ${`^${HNSW_INDEX_PREFIX}[0-9a-f]{32}_[0-9a-f]{8}$`}
         AND NOT EXISTS (SELECT 1 FROM connectors AS c WHERE replace(c.id::text, '-', '') = substr(i.indexname, ${idStart}, 32))`.execute(this.db);
-    for (const { indexname } of rows) await dropIndex(this.db, indexname, this.concurrently);
-  }
-
-  /** Whether connector indexes are built and dropped concurrently: PostgreSQL; PGlite has one connection anyway. */
-  private get concurrently(): boolean {
-    return this.kind === 'postgres';
+    // Not concurrently on PGlite, where an earlier version built such indexes too.
+    for (const { indexname } of rows) await dropIndex(this.db, indexname, this.kind === 'postgres');
   }
 }
 
