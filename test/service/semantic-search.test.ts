@@ -950,6 +950,76 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     await deleteConnector(ctx, a.organizationId, connector);
   });
 
+  it("builds a model's index over many stored passages in the background on PostgreSQL (searches scan exactly meanwhile), and replaces one left invalid", async ({
+    skip,
+  }) => {
+    if (!(await pgvectorOffered(service.store.db))) skip('needs pgvector');
+    const model = 'background-build-test-model';
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_m' },
+      name: 'passages of a model without an index',
+    });
+    const records = Array.from({ length: 30 }, (_, i) => ({
+      id: `bg-${i}`,
+      identifier: `BG-${i}`,
+      title: `Issue ${i}`,
+      description: 'x',
+      state: { name: 'Todo' },
+    }));
+    await writePage(
+      service.store.db,
+      { organizationId: a.organizationId, connectorId: connector, entity: 'issues' },
+      preparePage(records, issues.record).records,
+    );
+    for (const [i, record] of records.entries()) {
+      await sql`
+        INSERT INTO context_passages (connector_id, entity, record_id, field, ordinal, organization_id, start_offset, content, content_hash, model, dims, embedding)
+        VALUES (${connector}, 'issues', ${record.id}, 'description', 0, ${a.organizationId}, 0, 'x', 'h', ${model}, 3, ${`{1,${i},0}`}::real[])`.execute(
+        service.store.db,
+      );
+    }
+    const name = vectorIndexName(model, 3);
+    const definition = async () =>
+      (
+        await sql<{ valid: boolean; definition: string }>`
+          SELECT indisvalid AS valid, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(service.store.db)
+      ).rows[0];
+    const buildsOver30Passages = async () => {
+      const indexes = new VectorIndexes(service.store.db, kind);
+      indexes.modelIndexInlineMax = 10; // 30 passages stand for a large store
+      const first = await indexes.ensureVectorIndex(model, 3);
+      if (kind === 'postgres') {
+        expect(first).toBe(false); // searches scan exactly until it is built
+        await indexes.modelIndexBuilt(model, 3);
+        expect(indexes.modelIndexBuilds).toEqual({ started: 1, built: 1 });
+      } else {
+        expect(first).toBe(true); // PGlite builds in the request, as it builds everything
+        expect(indexes.modelIndexBuilds).toEqual({ started: 0, built: 0 });
+      }
+      expect(await indexes.ensureVectorIndex(model, 3)).toBe(true);
+      const built = await definition();
+      expect(built?.valid).toBe(true);
+      expect(built?.definition).toContain('USING hnsw');
+    };
+    try {
+      await buildsOver30Passages();
+      if (kind === 'postgres') {
+        // A process that stopped mid-build leaves the index invalid: the next process replaces it.
+        await sql`DROP INDEX ${sql.id(name)}`.execute(service.store.db);
+        await expect(sql`CREATE UNIQUE INDEX CONCURRENTLY ${sql.id(name)} ON context_passages (model)`.execute(service.store.db)).rejects.toThrow(
+          /duplicate|unique/i,
+        );
+        expect(await definition()).toMatchObject({ valid: false });
+        await buildsOver30Passages();
+      }
+    } finally {
+      await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(service.store.db);
+      await deleteConnector(ctx, a.organizationId, connector);
+    }
+  });
+
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {
     const KEY = 'sk-test-embeddings-secret-0001';
     const BASE = 'https://embeddings.example.test/v1';

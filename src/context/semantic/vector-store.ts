@@ -55,8 +55,15 @@ const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
 /** How long a connector whose index another process is building is left alone before it is looked at again. */
 const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 
-/** What ensureConnectorIndex found or did. */
-type ConnectorIndexOutcome = 'built' | 'present' | 'not needed' | 'another process builds it' | 'stopped';
+/** What a background index build found or did. */
+type BuildOutcome = 'built' | 'present' | 'not needed' | 'another process builds it' | 'stopped';
+
+/**
+ * The most passages over which a model's index is built in the request that needs it (PostgreSQL): about 2 s.
+ * Beyond (a server that gained pgvector after storing passages), it is built in the background, concurrently,
+ * and searches scan exactly until it is there: a build over a million passages takes minutes.
+ */
+export const MODEL_INDEX_INLINE_MAX = 10_000;
 
 const INDEX_LOCK = 727_100_006;
 
@@ -119,6 +126,13 @@ function hnswIndex(name: string, dims: number, where: RawBuilder<unknown>, concu
     WHERE ${where}`;
 }
 
+/** Whether an index of that name exists, and whether it is valid (a failed concurrent build leaves one invalid). */
+async function indexValidity(db: Db, name: string): Promise<'valid' | 'invalid' | 'absent'> {
+  const { rows } = await sql<{ valid: boolean }>`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(db);
+  if (rows.length === 0) return 'absent';
+  return rows[0]?.valid ? 'valid' : 'invalid';
+}
+
 /** DROP INDEX, concurrently on PostgreSQL (searches and writes go on). */
 async function dropIndex(db: Db, name: string, concurrently: boolean): Promise<void> {
   await sql`DROP INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(db);
@@ -150,13 +164,19 @@ export class VectorIndexes {
   private readonly connectorIndexes = new Map<string, Promise<void> | { checkAfter: number }>();
   /** Connector indexes built by this service (the benchmark and tests wait for them through connectorIndexBuilt). */
   readonly connectorIndexBuilds = { started: 0, built: 0 };
+  /** Models' indexes built in the background by this service (modelIndexBuilt waits for them). */
+  readonly modelIndexBuilds = { started: 0, built: 0 };
+  /** Passages of a model over which its index is still built inline (MODEL_INDEX_INLINE_MAX); tests lower it. */
+  modelIndexInlineMax = MODEL_INDEX_INLINE_MAX;
+  /** Per model and dimension count: its index being built in the background. */
+  private readonly modelIndexBuilding = new Map<string, Promise<BuildOutcome>>();
   /**
-   * The last connector index build asked for: each waits for the one before, so a process builds one at a time
+   * The last background build asked for: each waits for the one before, so a process builds one index at a time
    * (a build holds a pooled connection and keeps cores busy for seconds to minutes; several large connectors
    * searched at once would otherwise take the pool's connections together).
    */
-  private lastConnectorIndexBuild: Promise<unknown> = Promise.resolve();
-  /** The server process running the connector index build under way (PostgreSQL), which stop() cancels. */
+  private lastBuild: Promise<unknown> = Promise.resolve();
+  /** The server process running the background build under way, which stop() cancels. */
   private buildBackend?: number;
   private stopped = false;
 
@@ -232,7 +252,10 @@ export class VectorIndexes {
 
   /**
    * Ensures the HNSW index of a model's vectors exists (pgvector stores only; partial on the model, so one
-   * index per model and dimension count). Returns whether searches of this model can use an index.
+   * index per model and dimension count). Returns whether searches of this model can use an index. Usually the
+   * model's first passages are yet to come and the index is built at once. On PostgreSQL, over more than
+   * modelIndexInlineMax stored passages it is built in the background and this answers false (searches scan
+   * exactly) until it is there.
    */
   ensureVectorIndex(model: string, dims: number): Promise<boolean> {
     const key = `${model}|${dims}`;
@@ -241,23 +264,63 @@ export class VectorIndexes {
       found = (async () => {
         if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await this.hasVectorSupport())) return false;
         const name = vectorIndexName(model, dims);
-        await this.db.transaction().execute(async (trx) => {
+        const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}`;
+        if ((await indexValidity(this.db, name)) === 'valid') return true;
+        if (this.kind === 'postgres' && (await this.modelPassagesBeyond(model, dims, this.modelIndexInlineMax))) {
+          if (!this.modelIndexBuilding.has(key)) {
+            const building = this.buildInBackground(name, dims, where, this.modelIndexBuilds, (connection) => this.modelPassages(connection, model, dims));
+            this.modelIndexBuilding.set(key, building);
+            // Looked at again by the next search once the build has ended, however it ended.
+            const ended = () => {
+              this.modelIndexBuilding.delete(key);
+              this.indexes.delete(key);
+            };
+            building.then(ended, ended);
+          }
+          return false;
+        }
+        return this.db.transaction().execute(async (trx) => {
           // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
           await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
-          const { rows: present } = await sql`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(trx);
-          if (present.length > 0) return;
-          // Built over the passages already there (a store that gained pgvector, a model used before): sized for them.
-          const { rows } = await sql<{ passages: number }>`
-            SELECT count(*)::int AS passages FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(trx);
-          await raiseBuildMemory(trx, hnswBuildMemoryKb(rows[0]?.passages ?? 0, dims, this.buildMemoryMb), true);
-          await hnswIndex(name, dims, sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}`, false).execute(trx);
+          const validity = await indexValidity(trx, name);
+          if (validity === 'valid') return true;
+          if (validity === 'invalid') {
+            // Being built concurrently by another process (its lock is taken), or left by such a build that failed.
+            const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(${INDEX_LOCK}, hashtext(${name})) AS free`.execute(trx);
+            if (!rows[0]?.free) return false;
+            await dropIndex(trx, name, false);
+          }
+          // Built over the passages already there (a model used before): sized for them.
+          await raiseBuildMemory(trx, hnswBuildMemoryKb(await this.modelPassages(trx, model, dims), dims, this.buildMemoryMb), true);
+          await hnswIndex(name, dims, where, false).execute(trx);
+          return true;
         });
-        return true;
       })();
       this.indexes.set(key, found);
       found.catch(() => this.indexes.delete(key));
     }
     return found;
+  }
+
+  /** Resolves once the background build of a model's index (if one is under way) has ended; rejects if it failed. */
+  async modelIndexBuilt(model: string, dims: number): Promise<void> {
+    await this.indexes.get(`${model}|${dims}`);
+    await this.modelIndexBuilding.get(`${model}|${dims}`);
+  }
+
+  /** The model's passages. */
+  private async modelPassages(db: Db, model: string, dims: number): Promise<number> {
+    const { rows } = await sql<{ passages: number }>`
+      SELECT count(*)::int AS passages FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(db);
+    return rows[0]?.passages ?? 0;
+  }
+
+  /** Whether the model has more than `limit` passages (counting no further). */
+  private async modelPassagesBeyond(model: string, dims: number, limit: number): Promise<boolean> {
+    const { rows } = await sql<{ passages: number }>`
+      SELECT count(*)::int AS passages FROM (
+        SELECT 1 FROM context_passages WHERE model = ${model} AND dims = ${dims} LIMIT ${limit + 1}) AS counted`.execute(this.db);
+    return (rows[0]?.passages ?? 0) > limit;
   }
 
   /**
@@ -278,8 +341,14 @@ export class VectorIndexes {
     const key = `${connectorId}|${model}|${dims}`;
     const known = this.connectorIndexes.get(key);
     if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
-    const ensured = this.lastConnectorIndexBuild.then(() => this.ensureConnectorIndex(connectorId, model, dims));
-    this.lastConnectorIndexBuild = ensured.catch(() => undefined);
+    const name = connectorVectorIndexName(connectorId, model, dims);
+    const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
+    const ensured = this.buildInBackground(name, dims, where, this.connectorIndexBuilds, async (connection) => {
+      const { mine, total } = await this.modelShare(connection, connectorId, model, dims);
+      // Other connectors hold at least half: the model's index is mostly theirs. A connector holding most of the
+      // passages searches the model's index well and gets no copy of it.
+      return total - mine < mine ? 'not needed' : mine;
+    });
     const building = ensured.then((outcome) => {
       const wait = outcome === 'another process builds it' ? CONNECTOR_INDEX_BUSY_RETRY_MS : CONNECTOR_SHARE_TTL_MS;
       this.connectorIndexes.set(key, { checkAfter: Date.now() + wait });
@@ -295,31 +364,48 @@ export class VectorIndexes {
   }
 
   /**
-   * Builds the connector's index of the model when it needs one and has none valid. Holds a session advisory
-   * lock on the index name meanwhile, on the connection that builds, so that the processes of one store never
-   * build it twice at once, and none drops what another is building: an index is dropped here only when this
-   * process holds the lock and finds it invalid (a build that failed, here or in a process that died, which
-   * CREATE INDEX IF NOT EXISTS would keep forever).
+   * Builds an HNSW index concurrently (PostgreSQL), after the background builds asked for before it. `size`
+   * tells, once the build may start, how many passages the index will hold (its memory), or that none is needed.
    */
-  private ensureConnectorIndex(connectorId: string, model: string, dims: number): Promise<ConnectorIndexOutcome> {
-    const name = connectorVectorIndexName(connectorId, model, dims);
+  private buildInBackground(
+    name: string,
+    dims: number,
+    where: RawBuilder<unknown>,
+    counts: { started: number; built: number },
+    size: (connection: Db) => Promise<number | 'not needed'>,
+  ): Promise<BuildOutcome> {
+    const run = this.lastBuild.then(() => this.buildUnlessPresent(name, dims, where, counts, size));
+    this.lastBuild = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Builds the index unless it is there and valid (or not needed). Holds a session advisory lock on the index
+   * name meanwhile, on the connection that builds, so that the processes of one store never build it twice at
+   * once, and none drops what another is building: an index is dropped here only when this process holds the
+   * lock and finds it invalid (a build that failed, here or in a process that died, which CREATE INDEX IF NOT
+   * EXISTS would keep forever).
+   */
+  private buildUnlessPresent(
+    name: string,
+    dims: number,
+    where: RawBuilder<unknown>,
+    counts: { started: number; built: number },
+    size: (connection: Db) => Promise<number | 'not needed'>,
+  ): Promise<BuildOutcome> {
     if (this.stopped) return Promise.resolve('stopped');
     return this.db.connection().execute(async (connection) => {
       const { rows: lock } = await sql<{ locked: boolean }>`
         SELECT pg_try_advisory_lock(${INDEX_LOCK}, hashtext(${name})) AS locked`.execute(connection);
       if (!lock[0]?.locked) return 'another process builds it';
       try {
-        const { rows: present } = await sql<{ valid: boolean }>`
-          SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(connection);
-        if (present[0]?.valid) return 'present';
-        const { mine, total } = await this.modelShare(connection, connectorId, model, dims);
-        // Other connectors hold at least half: the model's index is mostly theirs. A connector holding most
-        // of the passages searches the model's index well and gets no copy of it.
-        if (total - mine < mine) return 'not needed';
-        this.connectorIndexBuilds.started += 1;
-        if (present.length > 0) await dropIndex(connection, name, true);
-        const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
-        const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(mine, dims, this.buildMemoryMb), false);
+        const validity = await indexValidity(connection, name);
+        if (validity === 'valid') return 'present';
+        const passages = await size(connection);
+        if (passages === 'not needed') return 'not needed';
+        counts.started += 1;
+        if (validity === 'invalid') await dropIndex(connection, name, true);
+        const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(passages, dims, this.buildMemoryMb), false);
         const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
         this.buildBackend = backend[0]?.pid;
         try {
@@ -333,7 +419,7 @@ export class VectorIndexes {
           this.buildBackend = undefined;
           await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
         }
-        this.connectorIndexBuilds.built += 1;
+        counts.built += 1;
         return 'built';
       } finally {
         await sql`SELECT pg_advisory_unlock(${INDEX_LOCK}, hashtext(${name}))`.execute(connection);
@@ -350,14 +436,14 @@ export class VectorIndexes {
   }
 
   /**
-   * Stops connector index builds, before the store closes: none queued starts, and one under way is cancelled
-   * (a build of a large connector takes minutes, which a shutdown would otherwise wait for; a later search
-   * builds it again).
+   * Stops background index builds, before the store closes: none queued starts, and one under way is cancelled
+   * (a build over many passages takes minutes, which a shutdown would otherwise wait for; a later search builds
+   * it again).
    */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.buildBackend !== undefined) await sql`SELECT pg_cancel_backend(${this.buildBackend})`.execute(this.db);
-    await this.lastConnectorIndexBuild;
+    await this.lastBuild;
   }
 
   /**
