@@ -605,8 +605,11 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(result.meta.has_more).toBe(true);
   });
 
-  /** Another connector of the organization holding `count` issues' passages, so that other connectors hold at least as many as the one under test. */
-  async function neighbour(tenant: Tenant, count: number, key: string) {
+  /**
+   * A connector of the organization holding `count` issues' passages: a neighbour of the one under test (so that
+   * other connectors hold at least as many), or one whose index builds are under test. Returns its id.
+   */
+  async function neighbour(tenant: Tenant, count: number, key: string): Promise<string> {
     const id = await insertConnector(service, tenant.organizationId, {
       connectorType: 'linear',
       authOption: 'API Key',
@@ -621,6 +624,37 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       state: { name: 'Done' },
     }));
     await put(tenant, id, records);
+    return id;
+  }
+
+  /** A connector holding `count` issues with one 3-dimension passage each, of `model`, written directly. Returns its id. */
+  async function connectorWithPassages(name: string, count: number, model: string): Promise<string> {
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_g' },
+      name,
+    });
+    const records = Array.from({ length: count }, (_, i) => ({
+      id: `${name}-${i}`,
+      identifier: `S-${i}`,
+      title: `Issue ${i}`,
+      description: 'x',
+      state: { name: 'Todo' },
+    }));
+    await writePage(
+      service.store.db,
+      { organizationId: a.organizationId, connectorId: connector, entity: 'issues' },
+      preparePage(records, issues.record).records,
+    );
+    for (const [i, record] of records.entries()) {
+      await sql`
+        INSERT INTO context_passages (connector_id, entity, record_id, field, ordinal, organization_id, start_offset, content, content_hash, model, dims, embedding)
+        VALUES (${connector}, 'issues', ${record.id}, 'description', 0, ${a.organizationId}, 0, 'x', 'h', ${model}, 3, ${`{1,${i},0}`}::real[])`.execute(
+        service.store.db,
+      );
+    }
+    return connector;
   }
 
   it("gives a large scope that shares the model's index with other connectors an index of its own (PostgreSQL), which its searches use, dropped with the connector", async () => {
@@ -726,21 +760,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) {
       skip('needs several sessions of a PostgreSQL server offering pgvector');
     }
-    const connector = await insertConnector(service, a.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_g' },
-      name: 'indexed by one process',
-    });
     await neighbour(a, 150, 'nb4');
-    const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
-      id: `p-${String(i).padStart(3, '0')}`,
-      identifier: `P-${i}`,
-      title: `Issue ${i}`,
-      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
-      state: { name: 'Todo' },
-    }));
-    await put(a, connector, records);
+    const connector = await neighbour(a, 150, 'p');
     const name = connectorVectorIndexName(connector, offline.id, 100);
     const db = service.store.db;
     const definition = async () =>
@@ -789,21 +810,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
 
   it("sizes the memory of a connector index build for its passages, then puts the session's own setting back", async ({ skip }) => {
     if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) skip('needs a PostgreSQL server offering pgvector');
-    const connector = await insertConnector(service, a.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_h' },
-      name: 'index build memory',
-    });
     await neighbour(a, 400, 'nb5');
-    const records: Issue[] = Array.from({ length: 400 }, (_, i) => ({
-      id: `m-${String(i).padStart(3, '0')}`,
-      identifier: `M-${i}`,
-      title: `Issue ${i}`,
-      description: `Ticket ${i} about ${i % 2 ? 'an invoice download' : 'a dark mode request'} for customer ${i % 11}.`,
-      state: { name: 'Todo' },
-    }));
-    await put(a, connector, records);
+    const connector = await neighbour(a, 400, 'm');
     const { rows: counted } = await sql<{ passages: number }>`
       SELECT count(*)::int AS passages FROM context_passages WHERE connector_id = ${connector} AND model = ${offline.id}`.execute(service.store.db);
     const passages = counted[0]?.passages ?? 0;
@@ -835,23 +843,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       skip('needs a PostgreSQL server offering pgvector (PGlite has one connection: its builds never overlap)');
     }
     const connectors: string[] = [];
-    for (const key of ['q1', 'q2', 'q3']) {
-      const connector = await insertConnector(service, a.organizationId, {
-        connectorType: 'linear',
-        authOption: 'API Key',
-        credentials: { api_key: `lin_api_${key}` },
-        name: `searched at once ${key}`,
-      });
-      const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
-        id: `${key}-${String(i).padStart(3, '0')}`,
-        identifier: `${key.toUpperCase()}-${i}`,
-        title: `Issue ${i}`,
-        description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
-        state: { name: 'Todo' },
-      }));
-      await put(a, connector, records);
-      connectors.push(connector);
-    }
+    for (const key of ['q1', 'q2', 'q3']) connectors.push(await neighbour(a, 150, key));
     // Which CREATE INDEX statements were running, as the queries went out and their results came back.
     const running = new Set<unknown>();
     let mostAtOnce = 0;
@@ -881,21 +873,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
 
   it('cancels a connector index build under way when it stops (a shutdown), leaving no index behind', { timeout: 90_000 }, async ({ skip }) => {
     if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) skip('needs a PostgreSQL server offering pgvector');
-    const connector = await insertConnector(service, a.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_s' },
-      name: 'stopped mid-build',
-    });
     await neighbour(a, 150, 'nb6');
-    const records: Issue[] = Array.from({ length: 150 }, (_, i) => ({
-      id: `s-${String(i).padStart(3, '0')}`,
-      identifier: `S-${i}`,
-      title: `Issue ${i}`,
-      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a slow dashboard'} for customer ${i % 5}.`,
-      state: { name: 'Todo' },
-    }));
-    await put(a, connector, records);
+    const connector = await neighbour(a, 150, 's');
     const name = connectorVectorIndexName(connector, offline.id, 100);
     const db = service.store.db;
     const indexes = new VectorIndexes(db, kind);
@@ -950,36 +929,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     await deleteConnector(ctx, a.organizationId, connector);
   });
 
-  it("builds a model's index over many stored passages in the background on PostgreSQL (searches scan exactly meanwhile), and replaces one left invalid", async ({
+  it("builds a model's index over many stored passages in the background on PostgreSQL (answering 'no index' to searches, which scan exactly, until it is there), and replaces one left invalid", async ({
     skip,
   }) => {
     if (!(await pgvectorOffered(service.store.db))) skip('needs pgvector');
     const model = 'background-build-test-model';
-    const connector = await insertConnector(service, a.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_m' },
-      name: 'passages of a model without an index',
-    });
-    const records = Array.from({ length: 30 }, (_, i) => ({
-      id: `bg-${i}`,
-      identifier: `BG-${i}`,
-      title: `Issue ${i}`,
-      description: 'x',
-      state: { name: 'Todo' },
-    }));
-    await writePage(
-      service.store.db,
-      { organizationId: a.organizationId, connectorId: connector, entity: 'issues' },
-      preparePage(records, issues.record).records,
-    );
-    for (const [i, record] of records.entries()) {
-      await sql`
-        INSERT INTO context_passages (connector_id, entity, record_id, field, ordinal, organization_id, start_offset, content, content_hash, model, dims, embedding)
-        VALUES (${connector}, 'issues', ${record.id}, 'description', 0, ${a.organizationId}, 0, 'x', 'h', ${model}, 3, ${`{1,${i},0}`}::real[])`.execute(
-        service.store.db,
-      );
-    }
+    const connector = await connectorWithPassages('background-build', 30, model);
     const name = vectorIndexName(model, 3);
     const definition = async () =>
       (
@@ -1103,34 +1058,6 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     if (kind !== 'postgres' || !(await ctx.vectors.hasVectorSupport())) skip('connector indexes are built on PostgreSQL with pgvector only');
     // A model of its own (3 dimensions), its passages written directly: only the share of the model counts.
     const model = 'share-rule-test-model';
-    const connectorWithPassages = async (name: string, count: number) => {
-      const connector = await insertConnector(service, a.organizationId, {
-        connectorType: 'linear',
-        authOption: 'API Key',
-        credentials: { api_key: 'lin_api_g' },
-        name,
-      });
-      const records = Array.from({ length: count }, (_, i) => ({
-        id: `${name}-${i}`,
-        identifier: `S-${i}`,
-        title: `Issue ${i}`,
-        description: 'x',
-        state: { name: 'Todo' },
-      }));
-      await writePage(
-        service.store.db,
-        { organizationId: a.organizationId, connectorId: connector, entity: 'issues' },
-        preparePage(records, issues.record).records,
-      );
-      for (const record of records) {
-        await sql`
-          INSERT INTO context_passages (connector_id, entity, record_id, field, ordinal, organization_id, start_offset, content, content_hash, model, dims, embedding)
-          VALUES (${connector}, 'issues', ${record.id}, 'description', 0, ${a.organizationId}, 0, 'x', 'h', ${model}, 3, '{1,0,0}'::real[])`.execute(
-          service.store.db,
-        );
-      }
-      return connector;
-    };
     const own = async (connector: string) =>
       (
         await sql<{ present: number }>`SELECT 1 AS present FROM pg_indexes WHERE indexname = ${connectorVectorIndexName(connector, model, 3)}`.execute(
@@ -1138,12 +1065,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
         )
       ).rows.length > 0;
 
-    const large = await connectorWithPassages('share-large', 6);
+    const large = await connectorWithPassages('share-large', 6, model);
     ctx.vectors.noteLargeScope(large, model, 3);
     await ctx.vectors.connectorIndexBuilt(large, model, 3);
     expect(await own(large)).toBe(false); // alone with the model: its index is the model's
 
-    const small = await connectorWithPassages('share-small', 3);
+    const small = await connectorWithPassages('share-small', 3, model);
     ctx.vectors.noteLargeScope(small, model, 3);
     await ctx.vectors.connectorIndexBuilt(small, model, 3);
     expect(await own(small)).toBe(true); // the other connector holds 6 of 9

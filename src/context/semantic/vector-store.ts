@@ -55,6 +55,18 @@ const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
 /** How long a connector whose index another process is building is left alone before it is looked at again. */
 const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 
+/** An index to build in the background. */
+interface IndexBuild {
+  name: string;
+  dims: number;
+  /** The partial index's condition. */
+  where: RawBuilder<unknown>;
+  /** The counters of builds of its kind. */
+  counts: { started: number; built: number };
+  /** How many passages the index will hold (its memory), or that none is needed; asked once the build may start. */
+  size: (connection: Db) => Promise<number | 'not needed'>;
+}
+
 /** What a background index build found or did. */
 type BuildOutcome = 'built' | 'present' | 'not needed' | 'another process builds it' | 'stopped';
 
@@ -268,7 +280,13 @@ export class VectorIndexes {
         if ((await indexValidity(this.db, name)) === 'valid') return true;
         if (this.kind === 'postgres' && (await this.modelPassagesBeyond(model, dims, this.modelIndexInlineMax))) {
           if (!this.modelIndexBuilding.has(key)) {
-            const building = this.buildInBackground(name, dims, where, this.modelIndexBuilds, (connection) => this.modelPassages(connection, model, dims));
+            const building = this.buildInBackground({
+              name,
+              dims,
+              where,
+              counts: this.modelIndexBuilds,
+              size: (connection) => this.modelPassages(connection, model, dims),
+            });
             this.modelIndexBuilding.set(key, building);
             // Looked at again by the next search once the build has ended, however it ended.
             const ended = () => {
@@ -343,11 +361,17 @@ export class VectorIndexes {
     if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
     const name = connectorVectorIndexName(connectorId, model, dims);
     const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
-    const ensured = this.buildInBackground(name, dims, where, this.connectorIndexBuilds, async (connection) => {
-      const { mine, total } = await this.modelShare(connection, connectorId, model, dims);
-      // Other connectors hold at least half: the model's index is mostly theirs. A connector holding most of the
-      // passages searches the model's index well and gets no copy of it.
-      return total - mine < mine ? 'not needed' : mine;
+    const ensured = this.buildInBackground({
+      name,
+      dims,
+      where,
+      counts: this.connectorIndexBuilds,
+      size: async (connection) => {
+        const { mine, total } = await this.modelShare(connection, connectorId, model, dims);
+        // Other connectors hold at least half: the model's index is mostly theirs. A connector holding most of the
+        // passages searches the model's index well and gets no copy of it.
+        return total - mine < mine ? 'not needed' : mine;
+      },
     });
     const building = ensured.then((outcome) => {
       const wait = outcome === 'another process builds it' ? CONNECTOR_INDEX_BUSY_RETRY_MS : CONNECTOR_SHARE_TTL_MS;
@@ -363,18 +387,9 @@ export class VectorIndexes {
     if (known instanceof Promise) await known;
   }
 
-  /**
-   * Builds an HNSW index concurrently (PostgreSQL), after the background builds asked for before it. `size`
-   * tells, once the build may start, how many passages the index will hold (its memory), or that none is needed.
-   */
-  private buildInBackground(
-    name: string,
-    dims: number,
-    where: RawBuilder<unknown>,
-    counts: { started: number; built: number },
-    size: (connection: Db) => Promise<number | 'not needed'>,
-  ): Promise<BuildOutcome> {
-    const run = this.lastBuild.then(() => this.buildUnlessPresent(name, dims, where, counts, size));
+  /** Builds an HNSW index concurrently (PostgreSQL), after the background builds asked for before it. */
+  private buildInBackground(build: IndexBuild): Promise<BuildOutcome> {
+    const run = this.lastBuild.then(() => this.buildUnlessPresent(build));
     this.lastBuild = run.catch(() => undefined);
     return run;
   }
@@ -386,13 +401,7 @@ export class VectorIndexes {
    * lock and finds it invalid (a build that failed, here or in a process that died, which CREATE INDEX IF NOT
    * EXISTS would keep forever).
    */
-  private buildUnlessPresent(
-    name: string,
-    dims: number,
-    where: RawBuilder<unknown>,
-    counts: { started: number; built: number },
-    size: (connection: Db) => Promise<number | 'not needed'>,
-  ): Promise<BuildOutcome> {
+  private buildUnlessPresent({ name, dims, where, counts, size }: IndexBuild): Promise<BuildOutcome> {
     if (this.stopped) return Promise.resolve('stopped');
     return this.db.connection().execute(async (connection) => {
       const { rows: lock } = await sql<{ locked: boolean }>`
