@@ -16,7 +16,15 @@ import { indexRecords, startSemanticIndexing, semanticIndexStatus, type Semantic
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
 import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
-import { connectorVectorIndexName, EXACT_SCAN_BUDGET_MS, hnswBuildMemoryKb, VectorIndexes, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import {
+  connectorVectorIndexName,
+  EXACT_SCAN_BUDGET_MS,
+  HNSW_EF_SEARCH,
+  hnswBuildMemoryKb,
+  SHARED_SCOPE_EF_SEARCH,
+  VectorIndexes,
+  vectorIndexName,
+} from '../../src/context/semantic/vector-store.js';
 import { deleteConnector } from '../../src/services/connectors.js';
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
@@ -972,6 +980,34 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     } finally {
       await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(service.store.db);
       await deleteConnector(ctx, a.organizationId, connector);
+    }
+  });
+
+  it("keeps more candidates for a connector searching a model's index mostly made of other connectors' passages, until it has its own", async ({ skip }) => {
+    if (!(await ctx.vectors.hasVectorSupport())) skip('no HNSW index without pgvector');
+    const model = 'shared-scope-ef-test-model';
+    const large = await connectorWithPassages('ef-large', 6, model);
+    const small = await connectorWithPassages('ef-small', 3, model);
+    const indexes = new VectorIndexes(service.store.db, kind);
+    try {
+      expect(indexes.efSearchFor(small, model, 3)).toBe(HNSW_EF_SEARCH); // nothing known yet
+      indexes.noteLargeScope(small, model, 3);
+      await indexes.connectorIndexBuilt(small, model, 3);
+      if (kind === 'postgres') {
+        // Its own index was built: its searches walk that, with the usual candidates.
+        expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
+        expect(indexes.efSearchFor(small, model, 3)).toBe(HNSW_EF_SEARCH);
+      } else {
+        // PGlite builds none: the other connector holds 6 of the model's 9 passages.
+        expect(indexes.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
+        expect(indexes.efSearchFor(small, model, 3)).toBe(SHARED_SCOPE_EF_SEARCH);
+      }
+      indexes.noteLargeScope(large, model, 3);
+      await indexes.connectorIndexBuilt(large, model, 3);
+      expect(indexes.efSearchFor(large, model, 3)).toBe(HNSW_EF_SEARCH); // most of the model's index is its own
+    } finally {
+      await deleteConnector(ctx, a.organizationId, large);
+      await deleteConnector(ctx, a.organizationId, small);
     }
   });
 

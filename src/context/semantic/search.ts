@@ -220,7 +220,8 @@ export async function searchPassages(
         FROM ${from} WHERE ${scopeWhere}
         ORDER BY ${distance} LIMIT ${sql.raw(String(k))}`;
       const found = await db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(Math.min(MAX_EF_SEARCH, Math.max(ctx.vectors.efSearch, k))))}`.execute(trx);
+        const efSearch = ctx.vectors.efSearchFor(scope.connectorId, provider.id, dims);
+        await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(Math.min(MAX_EF_SEARCH, Math.max(efSearch, k))))}`.execute(trx);
         await sql`SET LOCAL hnsw.iterative_scan = strict_order`.execute(trx);
         return page(candidates, async (query) => (await query.execute(trx)).rows);
       });
