@@ -30,7 +30,7 @@ export const HNSW_EF_CONSTRUCTION = 64;
 export const HNSW_EF_SEARCH = 400;
 /**
  * Candidates kept by a search of a connector that walks the model's index while other connectors hold at least
- * half of it (PGlite, which builds no index per connector; PostgreSQL until the connector's own index is built):
+ * half of it (PGlite, which builds no index per connector; PostgreSQL while this process builds the connector's own index):
  * pgvector's largest. On PGlite, a connector holding 20 000 passages of another corpus beside 110 000 had
  * recall@10 0.89 with 400, 0.94 with 600, 0.955 with 800 and 0.964 with 1000 (p95 14, 15, 18 and 20 ms).
  */
@@ -362,7 +362,7 @@ export class VectorIndexes {
    * concurrently (writes and searches go on). A failed build is retried by a later search; what was found
    * (built, present, not needed, another process building it) is looked at again after a while.
    *
-   * Until the index is there, and on PGlite, such a connector's searches keep more candidates (efSearchFor).
+   * While this process builds the index, and on PGlite, such a connector's searches keep more candidates (efSearchFor).
    * PGlite builds none: it runs each statement in the service's own thread, so a build there would stop every
    * request, /health included, for as long as it takes (about 0.75 s per 1000 passages: a minute for a large
    * connector, long enough for a liveness probe to restart the service, whose next search would start it again).
