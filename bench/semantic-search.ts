@@ -30,7 +30,8 @@ import { sha256 } from '../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider } from '../src/context/semantic/providers.js';
 import { setEmbeddingProvider } from '../src/context/semantic/runtime.js';
 import { searchPassages, type SemanticParams } from '../src/context/semantic/search.js';
-import { connectorVectorIndexName, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, realArrayLiteral } from '../src/context/semantic/vector-store.js';
+import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../src/context/semantic/index-builds.js';
+import { connectorVectorIndexName, HNSW_EF_SEARCH, realArrayLiteral } from '../src/context/semantic/vector-store.js';
 import { loadVocabulary } from '../src/context/semantic/vocabulary.js';
 import { contentHash } from '../src/context/sync/records.js';
 import { openStore, type Store } from '../src/db/database.js';
@@ -319,7 +320,7 @@ async function benchPgliteTenant(ctx: ServiceContext, store: Store, keyring: Key
   const scope = { organizationId, connectorId, entity };
   await timeQueries(ctx, scope, tenant.prompts.slice(0, 5), 'auto');
   // Its first search counted, in the background, that other connectors hold most of the model's index.
-  await ctx.vectors.connectorIndexBuilt(connectorId, provider.id, 100);
+  await ctx.vectors.connectorIndexSettled(connectorId, provider.id, 100);
   const before = ctx.vectors.searches.index;
   const timed = await timeQueries(ctx, scope, tenant.prompts, 'auto');
   const viaIndex = ctx.vectors.searches.index - before;
@@ -407,7 +408,7 @@ async function benchPostgres(provider: OfflineEmbeddingProvider): Promise<Row[]>
           // A scope whose connector holds at most half of the model's passages gets an index of its own (built in
           // the background after its first search); the measurement starts once it is there.
           const buildStarted = performance.now();
-          await ctx.vectors.connectorIndexBuilt(scope.connectorId, provider.id, 100);
+          await ctx.vectors.connectorIndexSettled(scope.connectorId, provider.id, 100);
           const { rows: own } = await sql<{ present: number }>`
             SELECT 1 AS present FROM pg_indexes WHERE indexname = ${connectorVectorIndexName(scope.connectorId, provider.id, 100)}`.execute(store.db);
           if (own.length > 0) log(`postgres: ${name}: the connector's own HNSW index ready after ${((performance.now() - buildStarted) / 1000).toFixed(1)} s`);

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_INDEX_BUILD_MEMORY_MB, loadConfig } from '../../src/config.js';
 import { fieldText, htmlToText, MAX_PASSAGES_PER_FIELD, overlapFor, splitPassages, trimContext, valuesAtPath } from '../../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider, OpenAICompatibleEmbeddingProvider, providerFromConfig } from '../../src/context/semantic/providers.js';
-import { hnswBuildMemoryKb } from '../../src/context/semantic/vector-store.js';
+import { hnswBuildMemoryKb } from '../../src/context/semantic/index-builds.js';
 import { decodeVocabulary, encodeVocabulary, loadVocabulary, tokenize, Vocabulary, VOCABULARY_PATH } from '../../src/context/semantic/vocabulary.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);

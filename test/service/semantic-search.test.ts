@@ -20,11 +20,11 @@ import {
   connectorVectorIndexName,
   EXACT_SCAN_BUDGET_MS,
   HNSW_EF_SEARCH,
-  hnswBuildMemoryKb,
   SHARED_SCOPE_EF_SEARCH,
   VectorIndexes,
   vectorIndexName,
 } from '../../src/context/semantic/vector-store.js';
+import { hnswBuildMemoryKb } from '../../src/context/semantic/index-builds.js';
 import { deleteConnector } from '../../src/services/connectors.js';
 import { forgetSeen, preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
@@ -617,12 +617,13 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
    * A connector of the organization holding `count` issues' passages: a neighbour of the one under test (so that
    * other connectors hold at least as many), or one whose index builds are under test. Returns its id.
    */
-  async function neighbour(tenant: Tenant, count: number, key: string): Promise<string> {
+  async function neighbour(tenant: Tenant, count: number, key: string, workspace?: string): Promise<string> {
     const id = await insertConnector(service, tenant.organizationId, {
       connectorType: 'linear',
       authOption: 'API Key',
       credentials: { api_key: `lin_api_${key}` },
       name: `neighbour ${key}`,
+      ...(workspace !== undefined && { workspace }),
     });
     const records: Issue[] = Array.from({ length: count }, (_, i) => ({
       id: `${key}-${i}`,
@@ -691,7 +692,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     ctx.vectors.exactScanBudgetMs = 0; // 300 passages stand for a scope beyond the budget
     try {
       const first = await search(a, connector, { prompt: 'money back', min_similarity: -1 }, { limit: 5 });
-      await ctx.vectors.connectorIndexBuilt(connector, offline.id, 100);
+      await ctx.vectors.connectorIndexSettled(connector, offline.id, 100);
       if (!builds) {
         // Without pgvector every search is an exact scan: no index of any kind. PGlite builds none (it would stop
         // the service while it builds): its searches use the model's index.
@@ -730,29 +731,15 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it("drops the own indexes of a deleted workspace's connectors", async () => {
-    const connector = await insertConnector(service, a.organizationId, {
-      connectorType: 'linear',
-      authOption: 'API Key',
-      credentials: { api_key: 'lin_api_f' },
-      name: 'in a workspace to delete',
-      workspace: 'short-lived',
-    });
     await neighbour(a, 200, 'nb2');
-    const records: Issue[] = Array.from({ length: 200 }, (_, i) => ({
-      id: `w-${String(i).padStart(3, '0')}`,
-      identifier: `W-${i}`,
-      title: `Issue ${i}`,
-      description: `Ticket ${i} about ${i % 2 ? 'a refund of the payment' : 'a password reset'} for customer ${i % 7}.`,
-      state: { name: 'Todo' },
-    }));
-    await put(a, connector, records);
+    const connector = await neighbour(a, 200, 'w', 'short-lived');
     const name = connectorVectorIndexName(connector, offline.id, 100);
     const hasIndex = async () =>
       (await sql<{ present: number }>`SELECT 1 AS present FROM pg_indexes WHERE indexname = ${name}`.execute(service.store.db)).rows.length > 0;
     ctx.vectors.exactScanBudgetMs = 0;
     try {
       await search(a, connector, { prompt: 'money back', min_similarity: -1 }, { limit: 5 });
-      await ctx.vectors.connectorIndexBuilt(connector, offline.id, 100);
+      await ctx.vectors.connectorIndexSettled(connector, offline.id, 100);
     } finally {
       ctx.vectors.exactScanBudgetMs = EXACT_SCAN_BUDGET_MS;
     }
@@ -789,7 +776,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       try {
         const meanwhile = new VectorIndexes(db, kind);
         meanwhile.noteLargeScope(connector, offline.id, 100);
-        await meanwhile.connectorIndexBuilt(connector, offline.id, 100);
+        await meanwhile.connectorIndexSettled(connector, offline.id, 100);
         expect(meanwhile.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
         expect(await definition()).toMatchObject({ valid: false });
       } finally {
@@ -800,7 +787,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     // Once the lock is free, a process finding the invalid index replaces it with the HNSW index.
     const later = new VectorIndexes(db, kind);
     later.noteLargeScope(connector, offline.id, 100);
-    await later.connectorIndexBuilt(connector, offline.id, 100);
+    await later.connectorIndexSettled(connector, offline.id, 100);
     expect(later.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
     const built = await definition();
     expect(built?.valid).toBe(true);
@@ -810,7 +797,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     // A process finding it valid builds nothing.
     const third = new VectorIndexes(db, kind);
     third.noteLargeScope(connector, offline.id, 100);
-    await third.connectorIndexBuilt(connector, offline.id, 100);
+    await third.connectorIndexSettled(connector, offline.id, 100);
     expect(third.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
     await deleteConnector(ctx, a.organizationId, connector);
     expect(await definition()).toBeUndefined();
@@ -837,7 +824,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const { rows: setting } = await sql<{ memory: string }>`SELECT current_setting('maintenance_work_mem') AS memory`.execute(service.store.db);
     try {
       indexes.noteLargeScope(connector, offline.id, 100);
-      await indexes.connectorIndexBuilt(connector, offline.id, 100);
+      await indexes.connectorIndexSettled(connector, offline.id, 100);
       expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
       // Raised to what the passages need (never lowered: the server's setting wins when larger), then put back.
       expect(asked).toEqual([[hnswBuildMemoryKb(passages, 100, 1024), false], [setting[0]?.memory]]);
@@ -871,7 +858,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const indexes = new VectorIndexes(service.store.db.withPlugin(recorder), kind);
     try {
       for (const connector of connectors) indexes.noteLargeScope(connector, offline.id, 100);
-      for (const connector of connectors) await indexes.connectorIndexBuilt(connector, offline.id, 100);
+      for (const connector of connectors) await indexes.connectorIndexSettled(connector, offline.id, 100);
       expect(indexes.connectorIndexBuilds).toEqual({ started: 3, built: 3 });
       expect(mostAtOnce).toBe(1);
     } finally {
@@ -896,7 +883,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       try {
         await sql`LOCK TABLE context_passages IN ROW EXCLUSIVE MODE`.execute(blocker);
         indexes.noteLargeScope(connector, offline.id, 100);
-        built = indexes.connectorIndexBuilt(connector, offline.id, 100);
+        built = indexes.connectorIndexSettled(connector, offline.id, 100);
         built.catch(() => {
           settled = true;
         });
@@ -932,7 +919,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(rows).toEqual([]);
     // Stopped: later searches start no build.
     indexes.noteLargeScope(connector, offline.id, 100);
-    await indexes.connectorIndexBuilt(connector, offline.id, 100);
+    await indexes.connectorIndexSettled(connector, offline.id, 100);
     expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 0 });
     await deleteConnector(ctx, a.organizationId, connector);
   });
@@ -992,7 +979,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     try {
       expect(indexes.efSearchFor(small, model, 3)).toBe(HNSW_EF_SEARCH); // nothing known yet
       indexes.noteLargeScope(small, model, 3);
-      await indexes.connectorIndexBuilt(small, model, 3);
+      await indexes.connectorIndexSettled(small, model, 3);
       if (kind === 'postgres') {
         // Its own index was built: its searches walk that, with the usual candidates.
         expect(indexes.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
@@ -1003,7 +990,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
         expect(indexes.efSearchFor(small, model, 3)).toBe(SHARED_SCOPE_EF_SEARCH);
       }
       indexes.noteLargeScope(large, model, 3);
-      await indexes.connectorIndexBuilt(large, model, 3);
+      await indexes.connectorIndexSettled(large, model, 3);
       expect(indexes.efSearchFor(large, model, 3)).toBe(HNSW_EF_SEARCH); // most of the model's index is its own
     } finally {
       await deleteConnector(ctx, a.organizationId, large);
@@ -1103,16 +1090,16 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
 
     const large = await connectorWithPassages('share-large', 6, model);
     ctx.vectors.noteLargeScope(large, model, 3);
-    await ctx.vectors.connectorIndexBuilt(large, model, 3);
+    await ctx.vectors.connectorIndexSettled(large, model, 3);
     expect(await own(large)).toBe(false); // alone with the model: its index is the model's
 
     const small = await connectorWithPassages('share-small', 3, model);
     ctx.vectors.noteLargeScope(small, model, 3);
-    await ctx.vectors.connectorIndexBuilt(small, model, 3);
+    await ctx.vectors.connectorIndexSettled(small, model, 3);
     expect(await own(small)).toBe(true); // the other connector holds 6 of 9
 
     ctx.vectors.noteLargeScope(large, model, 3); // still most of them, and its share was counted minutes ago
-    await ctx.vectors.connectorIndexBuilt(large, model, 3);
+    await ctx.vectors.connectorIndexSettled(large, model, 3);
     expect(await own(large)).toBe(false);
 
     await deleteConnector(ctx, a.organizationId, large);

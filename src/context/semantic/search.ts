@@ -13,7 +13,8 @@
  * neighbours), the HNSW index proposes the K nearest passages of the scope (iterative scan, so filters do not
  * starve it); K grows while the page is not full and the candidates still pass min_similarity, and an exact
  * scan answers when the index ran out early (a selective filter). Such a scope gets an index of its own, built
- * in the background, when other connectors hold most of the model's passages (VectorIndexes.noteLargeScope).
+ * in the background on PostgreSQL when other connectors hold most of the model's passages, and keeps more
+ * candidates until then (VectorIndexes.noteLargeScope, efSearchFor).
  * Smaller scopes, and stores without pgvector, are ranked by an exact scan computing every score in SQL. Same
  * scores either way.
  */

@@ -9,23 +9,22 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { DEFAULT_INDEX_BUILD_MEMORY_MB } from '../../config.js';
 import type { StoreKind } from '../../db/database.js';
 import type { DatabaseSchema } from '../../db/schema.js';
+import {
+  BackgroundIndexWork,
+  type BuildOutcome,
+  dropIndex,
+  hnswBuildMemoryKb,
+  hnswIndex,
+  INDEX_LOCK,
+  indexValidity,
+  raiseBuildMemory,
+} from './index-builds.js';
 
 type Db = Kysely<DatabaseSchema>;
 
 /** pgvector indexes at most 2000 dimensions of type vector; larger models are searched by exact scan. */
 export const MAX_INDEXED_DIMENSIONS = 2000;
 
-/**
- * HNSW settings, measured by bench/semantic-search.ts on 50k passages of 100-d offline vectors (PGlite,
- * 2 cores): m = 16 links per node and ef_construction = 64 (pgvector's defaults) build the index in about
- * 45 s; raising them slows the build (and every insert) more than raising ef_search, the candidate list
- * kept per query, costs at search time. ef_search 40 / 100 / 200 / 400 gave recall@10 of 0.80 / 0.92 /
- * 0.97 / 0.99 with p95 between 15 and 25 ms for all of them (the SQL around the index scan dominates), so
- * the default is 400. Averaged word vectors crowd together (every text shares common directions), which
- * is why they need more than pgvector's default ef_search of 40.
- */
-export const HNSW_M = 16;
-export const HNSW_EF_CONSTRUCTION = 64;
 /** Candidates the HNSW search keeps per query (hnsw.ef_search); raised to the number of candidates asked for. */
 export const HNSW_EF_SEARCH = 400;
 /**
@@ -62,53 +61,12 @@ const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
 /** How long a connector whose index another process is building is left alone before it is looked at again. */
 const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 
-/** An index to build in the background. */
-interface IndexBuild {
-  name: string;
-  dims: number;
-  /** The partial index's condition. */
-  where: RawBuilder<unknown>;
-  /** The counters of builds of its kind. */
-  counts: { started: number; built: number };
-  /** How many passages the index will hold (its memory), or that none is needed; asked once the build may start. */
-  size: (connection: Db) => Promise<number | 'not needed'>;
-}
-
-/** What a background index build found or did. */
-type BuildOutcome = 'built' | 'present' | 'not needed' | 'another process builds it' | 'stopped';
-
 /**
  * The most passages over which a model's index is built in the request that needs it (PostgreSQL): about 2 s.
  * Beyond (a server that gained pgvector after storing passages), it is built in the background, concurrently,
  * and searches scan exactly until it is there: a build over a million passages takes minutes.
  */
 export const MODEL_INDEX_INLINE_MAX = 10_000;
-
-const INDEX_LOCK = 727_100_006;
-
-/**
- * maintenance_work_mem, in kB, for building an HNSW index of `passages` vectors of `dims` dimensions: what
- * pgvector's graph holds in memory, a quarter more for safety, at most `capMb`. A build whose graph outgrows
- * maintenance_work_mem goes on far slower (pgvector: "hnsw graph no longer fits into maintenance_work_mem"):
- * 150 000 passages of 100 dimensions built in 67 s with PostgreSQL's default 64 MB, which held 58 145 of them
- * (~1.15 kB each), and in 22 s with 512 MB (PostgreSQL 15, pgvector 0.8, 2 cores).
- */
-export function hnswBuildMemoryKb(passages: number, dims: number, capMb: number): number {
-  const bytesPerPassage = 4 * dims + 800; // the vector, then the graph node and its links (m = 16)
-  return Math.min(capMb * 1024, Math.ceil((passages * bytesPerPassage * 1.25) / 1024));
-}
-
-/**
- * Raises maintenance_work_mem to `kb` (never lowers it) for the session, or the transaction when `local`.
- * Returns the setting it had, for the session's builds to put back.
- */
-async function raiseBuildMemory(db: Db, kb: number, local: boolean): Promise<string> {
-  const { rows } = await sql<{ previous: string }>`SELECT current_setting('maintenance_work_mem') AS previous`.execute(db);
-  await sql`
-    SELECT set_config('maintenance_work_mem',
-      greatest(${kb}::bigint, (SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem')) || 'kB', ${local})`.execute(db);
-  return rows[0]?.previous ?? '64MB';
-}
 
 async function extensionInstalled(db: Db): Promise<boolean> {
   const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`.execute(db);
@@ -134,27 +92,6 @@ function connectorIndexPrefix(connectorId: string): string {
 /** Name of the HNSW index of one connector's vectors of one model: 63 characters, PostgreSQL's longest name. */
 export function connectorVectorIndexName(connectorId: string, model: string, dims: number): string {
   return `${connectorIndexPrefix(connectorId)}${createHash('sha256').update(`${model}|${dims}`).digest('hex').slice(0, 8)}`;
-}
-
-/** The HNSW index definition shared by the model's index and the connectors' ones, over the rows `where` picks. */
-function hnswIndex(name: string, dims: number, where: RawBuilder<unknown>, concurrently: boolean): RawBuilder<unknown> {
-  return sql`
-    CREATE INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF NOT EXISTS ${sql.id(name)} ON context_passages
-    USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)
-    WITH (m = ${sql.raw(String(HNSW_M))}, ef_construction = ${sql.raw(String(HNSW_EF_CONSTRUCTION))})
-    WHERE ${where}`;
-}
-
-/** Whether an index of that name exists, and whether it is valid (a failed concurrent build leaves one invalid). */
-async function indexValidity(db: Db, name: string): Promise<'valid' | 'invalid' | 'absent'> {
-  const { rows } = await sql<{ valid: boolean }>`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${name})`.execute(db);
-  if (rows.length === 0) return 'absent';
-  return rows[0]?.valid ? 'valid' : 'invalid';
-}
-
-/** DROP INDEX, concurrently on PostgreSQL (searches and writes go on). */
-async function dropIndex(db: Db, name: string, concurrently: boolean): Promise<void> {
-  await sql`DROP INDEX ${sql.raw(concurrently ? 'CONCURRENTLY ' : '')}IF EXISTS ${sql.id(name)}`.execute(db);
 }
 
 /** `embedding::vector(dims)`: the indexed expression, which queries must repeat exactly. */
@@ -186,7 +123,7 @@ export class VectorIndexes {
    * hold at least half of it (no index of its own): they keep more candidates (efSearchFor).
    */
   private readonly sharesModelIndex = new Map<string, boolean>();
-  /** Connector indexes built by this service (the benchmark and tests wait for them through connectorIndexBuilt). */
+  /** Connector indexes built by this service (the benchmark and tests wait for them through connectorIndexSettled). */
   readonly connectorIndexBuilds = { started: 0, built: 0 };
   /** Models' indexes built in the background by this service (modelIndexBuilt waits for them). */
   readonly modelIndexBuilds = { started: 0, built: 0 };
@@ -194,22 +131,18 @@ export class VectorIndexes {
   modelIndexInlineMax = MODEL_INDEX_INLINE_MAX;
   /** Per model and dimension count: its index being built in the background. */
   private readonly modelIndexBuilding = new Map<string, Promise<BuildOutcome>>();
-  /**
-   * The last background build asked for: each waits for the one before, so a process builds one index at a time
-   * (a build holds a pooled connection and keeps cores busy for seconds to minutes; several large connectors
-   * searched at once would otherwise take the pool's connections together).
-   */
-  private lastBuild: Promise<unknown> = Promise.resolve();
-  /** The server process running the background build under way, which stop() cancels. */
-  private buildBackend?: number;
-  private stopped = false;
+
+  /** Builds and drops of indexes in the background (PostgreSQL). */
+  private readonly background: BackgroundIndexWork;
 
   constructor(
     private readonly db: Db,
     private readonly kind: StoreKind,
     /** The most memory an index build takes (SEMANTIC_INDEX_BUILD_MEMORY_MB). */
     private readonly buildMemoryMb = DEFAULT_INDEX_BUILD_MEMORY_MB,
-  ) {}
+  ) {
+    this.background = new BackgroundIndexWork(db, buildMemoryMb);
+  }
 
   /** The most passages of `dims` dimensions an exact scan ranks within exactScanBudgetMs. */
   exactScanLimit(dims: number): number {
@@ -292,7 +225,7 @@ export class VectorIndexes {
         if ((await indexValidity(this.db, name)) === 'valid') return true;
         if (this.kind === 'postgres' && (await this.modelPassagesBeyond(model, dims, this.modelIndexInlineMax))) {
           if (!this.modelIndexBuilding.has(key)) {
-            const building = this.buildInBackground({
+            const building = this.background.build({
               name,
               dims,
               where,
@@ -368,7 +301,7 @@ export class VectorIndexes {
    * connector, long enough for a liveness probe to restart the service, whose next search would start it again).
    */
   noteLargeScope(connectorId: string, model: string, dims: number): void {
-    if (this.stopped) return;
+    if (this.background.isStopped) return;
     const key = `${connectorId}|${model}|${dims}`;
     const known = this.connectorIndexes.get(key);
     if (known && (known instanceof Promise || known.checkAfter > Date.now())) return;
@@ -384,7 +317,7 @@ export class VectorIndexes {
     }
     const name = connectorVectorIndexName(connectorId, model, dims);
     const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))} AND connector_id = ${sql.lit(connectorId)}::uuid`;
-    const ensured = this.buildInBackground({
+    const ensured = this.background.build({
       name,
       dims,
       where,
@@ -411,62 +344,18 @@ export class VectorIndexes {
     return this.sharesModelIndex.get(`${connectorId}|${model}|${dims}`) ? Math.max(this.efSearch, SHARED_SCOPE_EF_SEARCH) : this.efSearch;
   }
 
+  /** Stops background index work before the store closes (BackgroundIndexWork.stop). */
+  stop(): Promise<void> {
+    return this.background.stop();
+  }
+
   /**
    * Resolves once the connector's index of the model is built, or found unneeded (on PGlite: once its share of the
    * model's index is counted); rejects if its build failed.
    */
-  async connectorIndexBuilt(connectorId: string, model: string, dims: number): Promise<void> {
+  async connectorIndexSettled(connectorId: string, model: string, dims: number): Promise<void> {
     const known = this.connectorIndexes.get(`${connectorId}|${model}|${dims}`);
     if (known instanceof Promise) await known;
-  }
-
-  /** Builds an HNSW index concurrently (PostgreSQL), after the background builds asked for before it. */
-  private buildInBackground(build: IndexBuild): Promise<BuildOutcome> {
-    const run = this.lastBuild.then(() => this.buildUnlessPresent(build));
-    this.lastBuild = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * Builds the index unless it is there and valid (or not needed). Holds a session advisory lock on the index
-   * name meanwhile, on the connection that builds, so that the processes of one store never build it twice at
-   * once, and none drops what another is building: an index is dropped here only when this process holds the
-   * lock and finds it invalid (a build that failed, here or in a process that died, which CREATE INDEX IF NOT
-   * EXISTS would keep forever).
-   */
-  private buildUnlessPresent({ name, dims, where, counts, size }: IndexBuild): Promise<BuildOutcome> {
-    if (this.stopped) return Promise.resolve('stopped');
-    return this.db.connection().execute(async (connection) => {
-      const { rows: lock } = await sql<{ locked: boolean }>`
-        SELECT pg_try_advisory_lock(${INDEX_LOCK}, hashtext(${name})) AS locked`.execute(connection);
-      if (!lock[0]?.locked) return 'another process builds it';
-      try {
-        const validity = await indexValidity(connection, name);
-        if (validity === 'valid') return 'present';
-        const passages = await size(connection);
-        if (passages === 'not needed') return 'not needed';
-        counts.started += 1;
-        if (validity === 'invalid') await dropIndex(connection, name, true);
-        const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(passages, dims, this.buildMemoryMb), false);
-        const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
-        this.buildBackend = backend[0]?.pid;
-        try {
-          if (this.stopped) return 'stopped';
-          await hnswIndex(name, dims, where, true).execute(connection);
-        } catch (error) {
-          // A concurrent build that fails (or that stop() cancelled) leaves an invalid index behind.
-          await dropIndex(connection, name, true).catch(() => undefined);
-          throw error;
-        } finally {
-          this.buildBackend = undefined;
-          await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
-        }
-        counts.built += 1;
-        return 'built';
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${INDEX_LOCK}, hashtext(${name}))`.execute(connection);
-      }
-    });
   }
 
   /** The connector's passages of the model, and all of the model's. */
@@ -475,17 +364,6 @@ export class VectorIndexes {
       SELECT count(*) FILTER (WHERE connector_id = ${connectorId})::int AS mine, count(*)::int AS total
       FROM context_passages WHERE model = ${model} AND dims = ${dims}`.execute(db);
     return rows[0] ?? { mine: 0, total: 0 };
-  }
-
-  /**
-   * Stops background index builds, before the store closes: none queued starts, and one under way is cancelled
-   * (a build over many passages takes minutes, which a shutdown would otherwise wait for; a later search builds
-   * it again).
-   */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.buildBackend !== undefined) await sql`SELECT pg_cancel_backend(${this.buildBackend})`.execute(this.db);
-    await this.lastBuild;
   }
 
   /**
