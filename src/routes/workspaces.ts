@@ -207,7 +207,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
     },
     async (request) => {
       const deleted = await deleteWorkspace(app.ctx.store, request.principal.organizationId, request.params.workspace_id);
-      if (deleted.connectors_deleted > 0) await dropDeletedConnectorIndexes(app.ctx);
+      if (deleted.connectors_deleted > 0) dropDeletedConnectorIndexes(app.ctx);
       return deleted;
     },
   );

@@ -386,11 +386,11 @@ export async function checkStoredConnector(
 }
 
 /**
- * Drops the semantic-search indexes of deleted connectors (their passages went with their rows). A failure
- * is logged: the connector is gone either way, and the next deletion drops what is left.
+ * Has the semantic-search indexes of deleted connectors dropped in the background (their passages went with
+ * their rows). A failure is logged: the connector is gone either way, and the next deletion drops what is left.
  */
-export async function dropDeletedConnectorIndexes(ctx: ServiceContext): Promise<void> {
-  await ctx.vectors
+export function dropDeletedConnectorIndexes(ctx: ServiceContext): void {
+  ctx.vectors
     .dropDeletedConnectorIndexes()
     .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not drop the semantic-search indexes of deleted connectors'));
 }
@@ -403,6 +403,6 @@ export async function deleteConnector(ctx: ServiceContext, organizationId: strin
     await announceChange(trx, { kind: 'connector', id: current.id });
   });
   ctx.store.changes.emit({ kind: 'connector', id });
-  await dropDeletedConnectorIndexes(ctx);
+  dropDeletedConnectorIndexes(ctx);
   return { job_id: randomUUID() };
 }

@@ -726,6 +726,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     }
 
     await deleteConnector(ctx, a.organizationId, connector);
+    await ctx.vectors.idle(); // the indexes are dropped in the background
     expect(await indexNames()).not.toContain(name);
     expect(await indexNames()).toContain(vectorIndexName(offline.id, 100));
   });
@@ -748,6 +749,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const res = await a.api.delete(`/api/v1/workspaces/${rows[0]?.workspace_id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ connectors_deleted: 1 });
+    await ctx.vectors.idle(); // the indexes are dropped in the background
     expect(await hasIndex()).toBe(false);
   });
 
@@ -800,6 +802,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     await third.connectorIndexSettled(connector, offline.id, 100);
     expect(third.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
     await deleteConnector(ctx, a.organizationId, connector);
+    await ctx.vectors.idle(); // the indexes are dropped in the background
     expect(await definition()).toBeUndefined();
   });
 
@@ -998,6 +1001,49 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     }
   });
 
+  it("answers a connector's deletion at once while another index build holds the table, dropping its index after", { timeout: 90_000 }, async ({ skip }) => {
+    if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) skip('needs a PostgreSQL server offering pgvector');
+    await neighbour(a, 150, 'nb7');
+    const deleted = await neighbour(a, 150, 'd');
+    const building = await neighbour(a, 150, 'e');
+    ctx.vectors.noteLargeScope(deleted, offline.id, 100);
+    await ctx.vectors.connectorIndexSettled(deleted, offline.id, 100);
+    const name = connectorVectorIndexName(deleted, offline.id, 100);
+    const present = async () => (await sql`SELECT 1 FROM pg_class WHERE relname = ${name}`.execute(service.store.db)).rows.length > 0;
+    expect(await present()).toBe(true);
+    const other = new VectorIndexes(service.store.db, kind); // another process's build
+    await service.store.db.connection().execute(async (blocker) => {
+      await sql`BEGIN`.execute(blocker);
+      try {
+        // An open transaction that wrote to context_passages keeps the other build (and any concurrent drop) waiting.
+        await sql`LOCK TABLE context_passages IN ROW EXCLUSIVE MODE`.execute(blocker);
+        other.noteLargeScope(building, offline.id, 100);
+        await vi.waitFor(
+          async () => {
+            const { rows } = await sql<{ running: number }>`
+              SELECT count(*)::int AS running FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active'
+                AND query LIKE ${`%CREATE INDEX CONCURRENTLY IF NOT EXISTS "${connectorVectorIndexName(building, offline.id, 100)}"%`}`.execute(
+              service.store.db,
+            );
+            expect(rows[0]?.running).toBe(1);
+          },
+          { timeout: 30_000, interval: 50 },
+        );
+        const started = performance.now();
+        const res = await a.api.delete(`/api/v1/integrations/connectors/${deleted}`);
+        expect(res.status).toBe(202);
+        expect(performance.now() - started).toBeLessThan(5000);
+      } finally {
+        await sql`COMMIT`.execute(blocker);
+      }
+    });
+    await other.connectorIndexSettled(building, offline.id, 100);
+    await ctx.vectors.idle(); // the deleted connector's index is dropped in the background
+    expect(await present()).toBe(false);
+    await deleteConnector(ctx, a.organizationId, building);
+    await ctx.vectors.idle();
+  });
+
   it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {
     const KEY = 'sk-test-embeddings-secret-0001';
     const BASE = 'https://embeddings.example.test/v1';
@@ -1104,6 +1150,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
 
     await deleteConnector(ctx, a.organizationId, large);
     await deleteConnector(ctx, a.organizationId, small);
+    await ctx.vectors.idle(); // the indexes are dropped in the background
     expect(await own(small)).toBe(false);
   });
 });

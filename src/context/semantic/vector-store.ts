@@ -58,6 +58,8 @@ const MAX_REMEMBERED_SCOPES = 10_000;
  * alone before its share is counted again (a count over the model's passages, in the background).
  */
 const CONNECTOR_SHARE_TTL_MS = 10 * 60_000;
+/** How often dropping the indexes of deleted connectors looks again whether an index build still runs. */
+const DROP_AFTER_BUILD_POLL_MS = 1000;
 /** How long a connector whose index another process is building is left alone before it is looked at again. */
 const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
 
@@ -367,18 +369,43 @@ export class VectorIndexes {
   }
 
   /**
-   * Drops the HNSW indexes of connectors that no longer exist (deleted alone or with their workspace: their
-   * passages went with their rows, their indexes would stay behind, empty).
+   * Drops, in the background, the HNSW indexes of connectors that no longer exist (deleted alone or with their
+   * workspace: their passages went with their rows, their indexes would stay behind, empty). Not in the request
+   * that deleted them: a concurrent drop waits for every concurrent build on the table to end (minutes at scale).
    */
-  async dropDeletedConnectorIndexes(): Promise<void> {
+  dropDeletedConnectorIndexes(): Promise<void> {
+    return this.background.after(() => (this.background.isStopped ? Promise.resolve() : this.dropOrphanIndexes()));
+  }
+
+  /** Resolves once the background index work asked for so far (builds, drops) has ended. */
+  idle(): Promise<void> {
+    return this.background.idle();
+  }
+
+  private async dropOrphanIndexes(): Promise<void> {
     const idStart = HNSW_INDEX_PREFIX.length + 1;
     const { rows } = await sql<{ indexname: string }>`
       SELECT i.indexname FROM pg_indexes AS i
       WHERE i.tablename = 'context_passages' AND i.indexname ~ ${`^${HNSW_INDEX_PREFIX}[0-9a-f]{32}_[0-9a-f]{8}$`}
         AND NOT EXISTS (SELECT 1 FROM connectors AS c WHERE replace(c.id::text, '-', '') = substr(i.indexname, ${idStart}, 32))`.execute(this.db);
+    if (rows.length === 0) return;
+    if (this.kind === 'postgres') {
+      // A concurrent drop and a concurrent build on the table (another process's) wait for each other until
+      // PostgreSQL ends one as a deadlock: drop once no build is running.
+      while (await indexBuildRunning(this.db)) {
+        if (this.background.isStopped) return;
+        await new Promise((resolve) => setTimeout(resolve, DROP_AFTER_BUILD_POLL_MS));
+      }
+    }
     // Not concurrently on PGlite, where an earlier version built such indexes too.
     for (const { indexname } of rows) await dropIndex(this.db, indexname, this.kind === 'postgres');
   }
+}
+
+/** Whether some session is building an index of context_passages. */
+async function indexBuildRunning(db: Db): Promise<boolean> {
+  const { rows } = await sql`SELECT 1 FROM pg_stat_progress_create_index WHERE relid = 'context_passages'::regclass`.execute(db);
+  return rows.length > 0;
 }
 
 /** A passage row to write. */
