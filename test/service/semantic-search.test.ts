@@ -973,6 +973,57 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     }
   });
 
+  it("answers 'no index' without looking again for a while when another process is building a model's index, then finds it built", async ({ skip }) => {
+    if (kind !== 'postgres' || !(await pgvectorOffered(service.store.db))) {
+      skip('needs several sessions of a PostgreSQL server offering pgvector');
+    }
+    const db = service.store.db;
+    const model = 'busy-build-test-model';
+    const connector = await connectorWithPassages('busy-build', 30, model);
+    const name = vectorIndexName(model, 3);
+    const lockKey = sql`${727_100_006}, hashtext(${name})`;
+    const makeValid = async () => {
+      await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
+      await sql`CREATE INDEX ${sql.id(name)} ON context_passages USING hnsw ((embedding::vector(3)) vector_cosine_ops) WHERE model = ${sql.lit(model)} AND dims = 3`.execute(
+        db,
+      );
+    };
+    // Both paths of a build held by another process: in the background (over modelIndexInlineMax passages),
+    // and inline (fewer passages, its invalid index found while that process builds it).
+    for (const path of ['background', 'inline'] as const) {
+      await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
+      if (path === 'inline') {
+        await expect(sql`CREATE UNIQUE INDEX CONCURRENTLY ${sql.id(name)} ON context_passages (model)`.execute(db)).rejects.toThrow(/duplicate|unique/i);
+      }
+      const indexes = new VectorIndexes(db, kind);
+      if (path === 'background') indexes.modelIndexInlineMax = 10;
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        await db.connection().execute(async (other) => {
+          await sql`SELECT pg_advisory_lock(${lockKey})`.execute(other);
+          try {
+            expect(await indexes.ensureVectorIndex(model, 3)).toBe(false);
+            await indexes.modelIndexBuilt(model, 3);
+            expect(indexes.modelIndexBuilds).toEqual({ started: 0, built: 0 });
+            // The other process ends its build: this one answers as it found until the recheck is due.
+            await makeValid();
+            vi.setSystemTime(Date.now() + indexes.modelIndexBusyRecheckMs - 1000);
+            expect(await indexes.ensureVectorIndex(model, 3)).toBe(false);
+          } finally {
+            await sql`SELECT pg_advisory_unlock(${lockKey})`.execute(other);
+          }
+        });
+        vi.setSystemTime(Date.now() + 2000);
+        expect(await indexes.ensureVectorIndex(model, 3)).toBe(true);
+        expect(indexes.modelIndexBuilds).toEqual({ started: 0, built: 0 });
+      } finally {
+        vi.useRealTimers();
+      }
+    }
+    await sql`DROP INDEX IF EXISTS ${sql.id(name)}`.execute(db);
+    await deleteConnector(ctx, a.organizationId, connector);
+  });
+
   it("keeps more candidates for a connector searching a model's index mostly made of other connectors' passages, until it has its own", async ({ skip }) => {
     if (!(await ctx.vectors.hasVectorSupport())) skip('no HNSW index without pgvector');
     const model = 'shared-scope-ef-test-model';

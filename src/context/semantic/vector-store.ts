@@ -69,6 +69,12 @@ const CONNECTOR_INDEX_BUSY_RETRY_MS = 60_000;
  * and searches scan exactly until it is there: a build over a million passages takes minutes.
  */
 export const MODEL_INDEX_INLINE_MAX = 10_000;
+/**
+ * How long searches answer 'no index' for a model whose index another process is building before this process
+ * looks again (each look costs the search a few queries: the index's validity, a capped count of the model's
+ * passages, the build lock). Short: until it looks, its searches scan exactly even once the index is there.
+ */
+export const MODEL_INDEX_BUSY_RECHECK_MS = 10_000;
 
 async function extensionInstalled(db: Db): Promise<boolean> {
   const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`.execute(db);
@@ -107,7 +113,8 @@ export function vectorExpression(alias: string, dims: number): RawBuilder<unknow
  */
 export class VectorIndexes {
   private support?: Promise<boolean>;
-  private readonly indexes = new Map<string, Promise<boolean>>();
+  /** Per model and dimension count: whether its searches can use an index, and until when a 'no' holds (another process builds it). */
+  private readonly indexes = new Map<string, { usable: Promise<boolean>; until?: number }>();
   /** Candidates an HNSW search keeps (hnsw.ef_search); the semantic-search benchmark varies it. */
   efSearch = HNSW_EF_SEARCH;
   /** Time an exact scan may take where an index exists (see EXACT_SCAN_BUDGET_MS); 0 always uses the index. */
@@ -131,6 +138,8 @@ export class VectorIndexes {
   readonly modelIndexBuilds = { started: 0, built: 0 };
   /** Passages of a model over which its index is still built inline (MODEL_INDEX_INLINE_MAX); tests lower it. */
   modelIndexInlineMax = MODEL_INDEX_INLINE_MAX;
+  /** MODEL_INDEX_BUSY_RECHECK_MS; tests lower it. */
+  modelIndexBusyRecheckMs = MODEL_INDEX_BUSY_RECHECK_MS;
   /** Per model and dimension count: its index being built in the background. */
   private readonly modelIndexBuilding = new Map<string, Promise<BuildOutcome>>();
 
@@ -218,58 +227,75 @@ export class VectorIndexes {
    */
   ensureVectorIndex(model: string, dims: number): Promise<boolean> {
     const key = `${model}|${dims}`;
-    let found = this.indexes.get(key);
-    if (!found) {
-      found = (async () => {
-        if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await this.hasVectorSupport())) return false;
-        const name = vectorIndexName(model, dims);
-        const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}`;
-        if ((await indexValidity(this.db, name)) === 'valid') return true;
-        if (this.kind === 'postgres' && (await this.modelPassagesBeyond(model, dims, this.modelIndexInlineMax))) {
-          if (!this.modelIndexBuilding.has(key)) {
-            const building = this.background.build({
-              name,
-              dims,
-              where,
-              counts: this.modelIndexBuilds,
-              size: (connection) => this.modelPassages(connection, model, dims),
-            });
-            this.modelIndexBuilding.set(key, building);
-            // Looked at again by the next search once the build has ended, however it ended.
-            const ended = () => {
-              this.modelIndexBuilding.delete(key);
-              this.indexes.delete(key);
-            };
-            building.then(ended, ended);
-          }
-          return false;
-        }
-        return this.db.transaction().execute(async (trx) => {
-          // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
-          await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
-          const validity = await indexValidity(trx, name);
-          if (validity === 'valid') return true;
-          if (validity === 'invalid') {
-            // Being built concurrently by another process (its lock is taken), or left by such a build that failed.
-            const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(${INDEX_LOCK}, hashtext(${name})) AS free`.execute(trx);
-            if (!rows[0]?.free) return false;
-            await dropIndex(trx, name, false);
-          }
-          // Built over the passages already there (a model used before): sized for them.
-          await raiseBuildMemory(trx, hnswBuildMemoryKb(await this.modelPassages(trx, model, dims), dims, this.buildMemoryMb), true);
-          await hnswIndex(name, dims, where, false).execute(trx);
-          return true;
+    const known = this.indexes.get(key);
+    if (known && (known.until === undefined || known.until > Date.now())) return known.usable;
+    const state = this.modelIndexState(model, dims, key);
+    const entry: { usable: Promise<boolean>; until?: number } = {
+      usable: state.then((found) => {
+        if (found === 'busy') entry.until = Date.now() + this.modelIndexBusyRecheckMs;
+        return found === 'usable';
+      }),
+    };
+    this.indexes.set(key, entry);
+    entry.usable.catch(() => {
+      if (this.indexes.get(key) === entry) this.indexes.delete(key);
+    });
+    return entry.usable;
+  }
+
+  /**
+   * ensureVectorIndex's look at the model's index: usable, none (no pgvector, too many dimensions, or built
+   * in the background by this process), or busy (another process is building it: looked at again after
+   * modelIndexBusyRecheckMs).
+   */
+  private async modelIndexState(model: string, dims: number, key: string): Promise<'usable' | 'none' | 'busy'> {
+    if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await this.hasVectorSupport())) return 'none';
+    const name = vectorIndexName(model, dims);
+    const where = sql`model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}`;
+    if ((await indexValidity(this.db, name)) === 'valid') return 'usable';
+    if (this.kind === 'postgres' && (await this.modelPassagesBeyond(model, dims, this.modelIndexInlineMax))) {
+      if (!this.modelIndexBuilding.has(key)) {
+        const building = this.background.build({
+          name,
+          dims,
+          where,
+          counts: this.modelIndexBuilds,
+          size: (connection) => this.modelPassages(connection, model, dims),
         });
-      })();
-      this.indexes.set(key, found);
-      found.catch(() => this.indexes.delete(key));
+        this.modelIndexBuilding.set(key, building);
+        // Looked at again by the next search once the build has ended, however it ended; a while later when
+        // another process holds the build.
+        const ended = (outcome?: BuildOutcome) => {
+          this.modelIndexBuilding.delete(key);
+          if (outcome === 'another process builds it') {
+            this.indexes.set(key, { usable: Promise.resolve(false), until: Date.now() + this.modelIndexBusyRecheckMs });
+          } else this.indexes.delete(key);
+        };
+        building.then(ended, () => ended());
+      }
+      return 'none';
     }
-    return found;
+    return this.db.transaction().execute(async (trx) => {
+      // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
+      await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
+      const validity = await indexValidity(trx, name);
+      if (validity === 'valid') return 'usable';
+      if (validity === 'invalid') {
+        // Being built concurrently by another process (its lock is taken), or left by such a build that failed.
+        const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(${INDEX_LOCK}, hashtext(${name})) AS free`.execute(trx);
+        if (!rows[0]?.free) return 'busy';
+        await dropIndex(trx, name, false);
+      }
+      // Built over the passages already there (a model used before): sized for them.
+      await raiseBuildMemory(trx, hnswBuildMemoryKb(await this.modelPassages(trx, model, dims), dims, this.buildMemoryMb), true);
+      await hnswIndex(name, dims, where, false).execute(trx);
+      return 'usable';
+    });
   }
 
   /** Resolves once the background build of a model's index (if one is under way) has ended; rejects if it failed. */
   async modelIndexBuilt(model: string, dims: number): Promise<void> {
-    await this.indexes.get(`${model}|${dims}`);
+    await this.indexes.get(`${model}|${dims}`)?.usable;
     await this.modelIndexBuilding.get(`${model}|${dims}`);
   }
 
