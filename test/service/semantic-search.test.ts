@@ -780,6 +780,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
         meanwhile.noteLargeScope(connector, offline.id, 100);
         await meanwhile.connectorIndexSettled(connector, offline.id, 100);
         expect(meanwhile.connectorIndexBuilds).toEqual({ started: 0, built: 0 });
+        // Its searches walk the model's index until the other process's build ends: with more candidates.
+        expect(meanwhile.efSearchFor(connector, offline.id, 100)).toBe(SHARED_SCOPE_EF_SEARCH);
         expect(await definition()).toMatchObject({ valid: false });
       } finally {
         await sql`SELECT pg_advisory_unlock(${lockKey})`.execute(other);
@@ -791,6 +793,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     later.noteLargeScope(connector, offline.id, 100);
     await later.connectorIndexSettled(connector, offline.id, 100);
     expect(later.connectorIndexBuilds).toEqual({ started: 1, built: 1 });
+    expect(later.efSearchFor(connector, offline.id, 100)).toBe(HNSW_EF_SEARCH);
     const built = await definition();
     expect(built?.valid).toBe(true);
     expect(built?.definition).toContain('USING hnsw');

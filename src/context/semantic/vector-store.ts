@@ -29,7 +29,7 @@ export const MAX_INDEXED_DIMENSIONS = 2000;
 export const HNSW_EF_SEARCH = 400;
 /**
  * Candidates kept by a search of a connector that walks the model's index while other connectors hold at least
- * half of it (PGlite, which builds no index per connector; PostgreSQL while this process builds the connector's own index):
+ * half of it (PGlite, which builds no index per connector; PostgreSQL while a process builds the connector's own index):
  * pgvector's largest. On PGlite, a connector holding 20 000 passages of another corpus beside 110 000 had
  * recall@10 0.89 with 400, 0.94 with 600, 0.955 with 800 and 0.964 with 1000 (p95 14, 15, 18 and 20 ms).
  */
@@ -323,7 +323,8 @@ export class VectorIndexes {
    * concurrently (writes and searches go on). A failed build is retried by a later search; what was found
    * (built, present, not needed, another process building it) is looked at again after a while.
    *
-   * While this process builds the index, and on PGlite, such a connector's searches keep more candidates (efSearchFor).
+   * While this process or another one builds the index, and on PGlite, such a connector's searches keep more
+   * candidates (efSearchFor).
    * PGlite builds none: it runs each statement in the service's own thread, so a build there would stop every
    * request, /health included, for as long as it takes (about 0.75 s per 1000 passages: a minute for a large
    * connector, long enough for a liveness probe to restart the service, whose next search would start it again).
@@ -360,6 +361,9 @@ export class VectorIndexes {
     });
     const building = ensured.then((outcome) => {
       if (outcome === 'built' || outcome === 'present') this.sharesModelIndex.set(key, false);
+      // Another process builds a connector's index only when its passages share the model's index (or it is
+      // looking whether they do): until it is there, the model's index answers, with more candidates.
+      if (outcome === 'another process builds it') this.sharesModelIndex.set(key, true);
       const wait = outcome === 'another process builds it' ? CONNECTOR_INDEX_BUSY_RETRY_MS : CONNECTOR_SHARE_TTL_MS;
       this.connectorIndexes.set(key, { checkAfter: Date.now() + wait });
     });
