@@ -11,6 +11,7 @@ import type { ServiceBase, ServiceContext } from './service-context.js';
 import { ConnectorCache } from './services/connector-cache.js';
 import { SkillLibrary } from './services/skill-library.js';
 import { TableStatistics } from './db/statistics.js';
+import { caseFoldingAdvice } from './db/text-folding.js';
 import { VectorIndexes } from './context/semantic/vector-store.js';
 
 export interface ComposeOptions {
@@ -26,7 +27,10 @@ export interface ComposeOptions {
 
 export interface ComposedService {
   ctx: ServiceContext;
-  /** Starts the background work: the sync queue's workers and due checks, then semantic indexing (it embeds what syncs write). */
+  /**
+   * Starts the background work: the sync queue's workers and due checks, then semantic indexing (it embeds what
+   * syncs write). Says once what the operator can fix about the store (caseFoldingAdvice).
+   */
   startBackground(): Promise<void>;
   /** Hands a part built outside (the HTTP app) to close(), which closes it before everything created earlier. */
   adopt(close: () => Promise<void>): void;
@@ -73,6 +77,8 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
       const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
       const semantic = startSemanticIndexing(ctx, log);
       closers.push(() => semantic.stop());
+      const advice = await caseFoldingAdvice(ctx.store.db).catch(() => undefined);
+      if (advice !== undefined) log.warn({ store: ctx.store.kind }, advice);
     },
     adopt(close) {
       closers.push(close);

@@ -84,7 +84,9 @@ export async function startCluster(settings: Readonly<Record<string, string>> = 
       .map(([name, value]) => ` -c ${name}=${value}`)
       .join('');
   const log = path.join(dir, 'server.log');
-  await runAside(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  // A UTF-8 character type whatever the environment's locale: under LC_CTYPE C, PostgreSQL folds ASCII letters only
+  // (src/db/text-folding.ts), and the suite's case-insensitive searches would differ from PGlite's.
+  await runAside(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
   await runAside(path.join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-w', '-t', '60', '-l', log, '-o', options(settings), 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

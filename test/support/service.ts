@@ -26,11 +26,13 @@ export function storeKinds(): StoreKind[] {
   return inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-export async function freshPostgresDatabase(): Promise<string> {
+/** A new database on the throwaway cluster; `ctype` creates it from template0 with that character type (LC_CTYPE). */
+export async function freshPostgresDatabase(options: { ctype?: string } = {}): Promise<string> {
   const admin = new pg.Client({ connectionString: inject('postgresUrl') });
   const name = `switchyard_${randomUUID().replace(/-/g, '')}`;
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const locale = options.ctype === undefined ? '' : ` TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE '${options.ctype.replace(/'/g, "''")}'`;
+  await admin.query(`CREATE DATABASE ${name}${locale}`);
   await admin.end();
   const url = new URL(inject('postgresUrl'));
   url.pathname = `/${name}`;
