@@ -203,7 +203,9 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     expect(await searched({ contains: { title: 42 } })).toEqual(['f-0042', 'f-0142', 'f-0242', 'f-0342', 't-newline', 't-number']);
     expect(await searched({ contains: { title: true } })).toEqual([]);
     expect(await searched({ keyword: { title: 'REQUEST mode' } })).toEqual(['t-near', 't-newline', 't-tab']);
-    expect(await searched({ keyword: { title: 'beta 7' } })).toEqual(await reference(sql<boolean>`r.data ->> 'title' ~* '\\m(beta|7)\\M'`));
+    expect(await searched({ keyword: { title: 'beta 7' } })).toEqual(
+      await reference(sql<boolean>`r.data ->> 'title' ~* '(^|[^[:alnum:]])(beta|7)([^[:alnum:]]|$)'`),
+    );
     // inside any, elements are matched without the record's text
     expect(await searched({ any: { title: { eq: { $: 'Invoice' } } } })).toEqual(['t-array']);
   });

@@ -325,6 +325,10 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     expect(await ids({ keyword: { title: 'csv pdf' } })).toEqual(['iss-03']);
     expect(await ids({ keyword: { title: 'SAFARI, dark' } })).toEqual(['iss-02', 'iss-04']);
     expect(await ids({ keyword: { title: 'bro' } })).toEqual([]);
+    // words are runs of letters and digits, in the field as in the value: an underscore separates them
+    expect(await ids({ keyword: { title: 'coverage' } })).toEqual(['iss-05']);
+    expect(await ids({ keyword: { title: 'coverage_goal' } })).toEqual(['iss-05']);
+    expect(await ids({ keyword: { description: 'money_back' } })).toEqual(['iss-01']);
     expect(await ids({ keyword: { identifier: 'eng' } })).toEqual(['iss-01', 'iss-02', 'iss-03']);
   });
 

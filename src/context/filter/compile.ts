@@ -486,7 +486,11 @@ class FilterCompiler {
     return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_value_text(${scope.base}))`;
   }
 
-  /** Any of the words of the value, as whole words, case-insensitively. */
+  /**
+   * Any of the words of the value, as whole words, case-insensitively. A word is a run of letters and digits,
+   * in the value as in the field: bounded by anything else or an end, not by \m and \M, for which an
+   * underscore is part of the word ('snake' would not find "snake_case", nor "snake_case" itself).
+   */
   private keyword(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('keyword', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
@@ -494,7 +498,7 @@ class FilterCompiler {
     if (words.length === 0) return this.problem(at, 'invalid_value', `keyword on '${field.name}' needs at least one word`);
     if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
     const { scope, segments } = field;
-    const pattern = `\\m(${words.join('|')})\\M`;
+    const pattern = `(^|[^[:alnum:]])(${words.join('|')})([^[:alnum:]]|$)`;
     const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
     if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ~* ${pattern})`;
     const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ~* ${pattern})`;
