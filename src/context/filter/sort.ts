@@ -1,7 +1,8 @@
 /**
  * `query.sort` and keyset paging. Each sort field orders by two keys: JSON numbers by value first, then
  * everything else by its text, lowercased, in code-point order ("C" collation, the same on every
- * store); records missing the field come last in both directions. The record id breaks ties, so the
+ * store); numbers come before the other values and records missing the field come last in both directions
+ * (desc reverses the order within each group). The record id breaks ties, ascending, so the
  * order is total and a page can resume strictly after the last record it returned, whatever records
  * arrive meanwhile.
  */
