@@ -223,7 +223,8 @@ export class VectorIndexes {
    * index per model and dimension count). Returns whether searches of this model can use an index. Usually the
    * model's first passages are yet to come and the index is built at once. On PostgreSQL, over more than
    * modelIndexInlineMax stored passages it is built in the background and this answers false (searches scan
-   * exactly) until it is there.
+   * exactly) until it is there; found being built by another process, false for modelIndexBusyRecheckMs, then
+   * it looks again.
    */
   ensureVectorIndex(model: string, dims: number): Promise<boolean> {
     const key = `${model}|${dims}`;
