@@ -3,10 +3,13 @@
  * here a second time in plain TypeScript: seeded random records (numbers, numeric and other strings, booleans,
  * null, missing fields, accents, underscores, arrays, instants written every allowed way) and seeded random
  * filters (every operator but fuzzy, nested in and/or/not) and sorts, each searched through the execute endpoint
- * and paged to the end with a random page size, on both stores. A difference is reported with its case number,
- * filter, sort and page size, and the records that differ.
+ * and paged to the end with a random page size, on both stores. Semantic mode must keep exactly the records
+ * its filter selects (every passage of the titles, by exact scan and through the HNSW index). A difference is
+ * reported with its case number, filter, sort and page size, and the records that differ.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import { indexRecords } from '../../src/context/semantic/indexer.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
@@ -17,6 +20,10 @@ type FieldType = 'string' | 'number' | 'array' | undefined;
 
 interface SearchBody {
   result: { data: Rec[]; meta: { has_more: boolean; cursor: string | null } };
+}
+
+interface SemanticBody {
+  result: { data: Array<{ entity: Rec; metadata: { record_id: string; score: number } }>; meta: { has_more: boolean; cursor: string | null } };
 }
 
 /** mulberry32: a small seeded generator, so a failing case can be replayed. */
@@ -433,6 +440,14 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
       .insertInto('context_sync_state')
       .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
       .execute();
+    const ctx = service.app.ctx;
+    const issues = connectorModules.linear?.definition.entities.issues as EntityDefinition;
+    await indexRecords(
+      ctx,
+      ctx.embeddings.provider,
+      { connectorId, entity: issues },
+      data.map((record) => String(record.id)),
+    );
   });
 
   afterAll(async () => {
@@ -456,6 +471,67 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
     }
     return found;
   }
+
+  /** Every record a semantic search of the titles returns (all passages: min_similarity -1), following meta.cursor. */
+  async function semanticAll(filter: Filter): Promise<string[]> {
+    const found = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 0; page < 100; page += 1) {
+      const response: { status: number; body: SemanticBody } = await tenant.api.post<SemanticBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+        entity: 'issues',
+        action: 'context_store_search',
+        params: {
+          semantic: { field: 'title', prompt: 'refund for a broken login', filter, min_similarity: -1 },
+          limit: 100,
+          ...(cursor !== null && { cursor }),
+        },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      for (const hit of response.body.result.data) found.add(hit.metadata.record_id);
+      cursor = response.body.result.meta.cursor;
+      if (!response.body.result.meta.has_more) break;
+    }
+    return [...found].sort();
+  }
+
+  it('semantic search keeps exactly the records its filter selects, by exact scan and through the HNSW index', { timeout: 120_000 }, async () => {
+    const random = generator(8);
+    const vectors = service.app.ctx.vectors;
+    const budget = vectors.exactScanBudgetMs;
+    const differences: string[] = [];
+    const titled = data.filter((record) => typeof record.title === 'string');
+    const before = { ...vectors.searches };
+    let selective = 0;
+    try {
+      for (let index = 0; index < 40; index += 1) {
+        const filter = randomFilter(random, 1);
+        const expected = titled
+          .filter((record) => matches(record, filter))
+          .map((record) => String(record.id))
+          .sort();
+        if (expected.length > 0 && expected.length < titled.length) selective += 1;
+        for (const path of ['exact', 'index'] as const) {
+          // 0 sends every search of the scope through the index (300 passages are within the exact scan's budget).
+          vectors.exactScanBudgetMs = path === 'index' ? 0 : budget;
+          const found = await semanticAll(filter);
+          if (JSON.stringify(found) !== JSON.stringify(expected)) {
+            const missing = expected.filter((id) => !found.includes(id));
+            const extra = found.filter((id) => !expected.includes(id));
+            differences.push(
+              `#${index} ${path} ${JSON.stringify(filter)}: ${found.length} found, ${expected.length} expected; missing ${missing.slice(0, 5)}; extra ${extra.slice(0, 5)}`,
+            );
+          }
+        }
+      }
+    } finally {
+      vectors.exactScanBudgetMs = budget;
+    }
+    expect(differences).toEqual([]);
+    expect(selective).toBeGreaterThan(20);
+    // Both paths ran: the exact scan, and (pgvector being there) the index.
+    expect(vectors.searches.exact).toBeGreaterThan(before.exact);
+    if (await vectors.hasVectorSupport()) expect(vectors.searches.index).toBeGreaterThan(before.index);
+  });
 
   it('finds the records the documented semantics select, in the documented order, page after page', { timeout: 120_000 }, async () => {
     const random = generator(7);
