@@ -3,12 +3,15 @@
  * here a second time in plain TypeScript: seeded random records (numbers, numeric and other strings, booleans,
  * null, missing fields, accents, underscores, arrays, instants written every allowed way) and seeded random
  * filters (every operator but fuzzy, nested in and/or/not) and sorts, each searched through the execute endpoint
- * and paged to the end with a random page size, on both stores. Semantic mode must keep exactly the records
- * its filter selects (every passage of the titles, by exact scan and through the HNSW index). A difference is
- * reported with its case number, filter, sort and page size, and the records that differ.
+ * and paged to the end with a random page size, on both stores, half of them with windows shrunk to the table
+ * (smallWindows) so they take the paths of a large table. Semantic mode must keep exactly the records its
+ * filter selects (every passage of the titles, by exact scan and through the HNSW index). Paging while records
+ * arrive and leave between pages must return none twice and skip none present throughout, in order. A
+ * difference is reported with its case number, filter, sort and page size, and the records that differ.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import { WINDOW, type WindowSettings } from '../../src/context/search.js';
 import { indexRecords } from '../../src/context/semantic/indexer.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -410,6 +413,36 @@ function randomFilter(random: () => number, depth: number): Filter {
   }
 }
 
+/**
+ * The store's window settings shrunk to this table, every filter read through windows: a search then takes
+ * the paths a large table takes (a second window, the matches fetched after the windows, the plain query after
+ * them, windows along a sort index), which the defaults reach only beyond thousands of records.
+ */
+function smallWindows(kind: 'pglite' | 'postgres'): WindowSettings {
+  const base = WINDOW[kind] as WindowSettings;
+  return {
+    ...base,
+    filters: () => true,
+    perResult: 2,
+    min: 10,
+    max: 30,
+    orderedMax: 100,
+    fetchMax: 10,
+    ...(base.sortedIndexCost !== undefined && { sortedIndexCost: 2 }),
+  };
+}
+
+/** Runs `search` with the store's small windows when `small`, its own otherwise. */
+async function withWindows<T>(kind: 'pglite' | 'postgres', small: boolean, search: () => Promise<T>): Promise<T> {
+  const own = WINDOW[kind];
+  if (small) WINDOW[kind] = smallWindows(kind);
+  try {
+    return await search();
+  } finally {
+    WINDOW[kind] = own;
+  }
+}
+
 const RECORDS = 300;
 const SEARCHES = 250;
 
@@ -551,7 +584,7 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
         data.filter((record) => matches(record, filter)),
         sort,
       ).map((record) => String(record.id));
-      const found = await searchAll({ filter, ...(sort.length > 0 && { sort }) }, limit);
+      const found = await withWindows(kind, index % 2 === 1, () => searchAll({ filter, ...(sort.length > 0 && { sort }) }, limit));
       if (found.length > 0 && found.length < RECORDS) selective += 1;
       if (JSON.stringify(found) !== JSON.stringify(expected))
         differences.push(`#${index} ${JSON.stringify({ filter, sort, limit })}: ${difference(data, found, expected, sort)}`);
@@ -559,5 +592,123 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
     expect(differences).toEqual([]);
     // Most cases select some records and leave others: the comparison is not between empty or whole lists.
     expect(selective).toBeGreaterThan(SEARCHES / 2);
+  });
+});
+
+describe.each(storeKinds())('context_store_search paging while records arrive and leave, seeded random cases (%s)', (kind) => {
+  let service: TestService;
+  let tenant: Tenant;
+  let connectorId: string;
+  /** The live records, as the store holds them. */
+  const live = new Map<string, Rec>();
+  let created = 0;
+
+  async function insert(records: Rec[]): Promise<void> {
+    await service.store.db
+      .insertInto('context_records')
+      .values(
+        records.map((record) => ({
+          connector_id: connectorId,
+          organization_id: tenant.organizationId,
+          entity: 'issues',
+          record_id: String(record.id),
+          data: JSON.stringify(record),
+          content_hash: 'seeded',
+        })),
+      )
+      .execute();
+    for (const record of records) live.set(String(record.id), record);
+  }
+
+  beforeAll(async () => {
+    service = await startTestService(kind);
+    tenant = await createTenant(service, 'Paging');
+    connectorId = await insertConnector(service, tenant.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'key' } });
+    await insert(records(generator(4242), RECORDS));
+    await service.store.db
+      .insertInto('context_sync_state')
+      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
+      .execute();
+  });
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('returns no record twice, skips none present throughout, and keeps the documented order', { timeout: 120_000 }, async () => {
+    const random = generator(99);
+    const problems: string[] = [];
+    const stats = { paged: 0, arrived: 0, left: 0 };
+    for (let index = 0; index < 40; index += 1) {
+      const filter = random() < 0.3 ? {} : randomFilter(random, 1);
+      const sortFields = ['title', 'priority', 'project.n', 'project.s', 'estimate'];
+      const sort =
+        random() < 0.25
+          ? []
+          : Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({
+              [sortFields[Math.floor(random() * sortFields.length)] as string]: random() < 0.5 ? ('asc' as const) : ('desc' as const),
+            }));
+      const limit = 5 + Math.floor(random() * 30);
+      const atStart = new Set([...live.values()].filter((record) => matches(record, filter)).map((record) => String(record.id)));
+      const removed = new Set<string>();
+      const returned: string[] = [];
+      const seen = new Map<string, Rec>();
+      let cursor: string | null = null;
+      for (let page = 0; page < 200; page += 1) {
+        const response: { status: number; body: SearchBody } = await withWindows(kind, index % 2 === 1, () =>
+          tenant.api.post<SearchBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+            entity: 'issues',
+            action: 'context_store_search',
+            params: { query: { filter, ...(sort.length > 0 && { sort }) }, limit, fields: ['id'], ...(cursor !== null && { cursor }) },
+          }),
+        );
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        for (const record of response.body.result.data) {
+          const id = String(record.id);
+          returned.push(id);
+          seen.set(id, live.get(id) ?? (record as Rec));
+        }
+        cursor = response.body.result.meta.cursor;
+        if (!response.body.result.meta.has_more) break;
+        // Between pages, records arrive (with ids and sort values anywhere) and others leave.
+        const arriving = records(generator(10_000 + created), 1 + Math.floor(random() * 4)).map((record) => ({
+          ...record,
+          id: `r-${String(Math.floor(random() * RECORDS)).padStart(4, '0')}-n${(created += 1)}`,
+        }));
+        await insert(arriving);
+        stats.arrived += arriving.length;
+        if (page === 0) stats.paged += 1;
+        const ids = [...live.keys()];
+        const leaving = Array.from({ length: Math.floor(random() * 3) }, () => ids[Math.floor(random() * ids.length)] as string);
+        if (leaving.length > 0) {
+          await service.store.db
+            .updateTable('context_records')
+            .set({ deleted_at: new Date() })
+            .where('connector_id', '=', connectorId)
+            .where('record_id', 'in', leaving)
+            .execute();
+          for (const id of leaving) {
+            if (live.delete(id)) stats.left += 1;
+            removed.add(id);
+          }
+        }
+      }
+      const where = `#${index} ${JSON.stringify({ filter, sort, limit })}`;
+      const twice = returned.filter((id, position) => returned.indexOf(id) !== position);
+      if (twice.length > 0) problems.push(`${where}: returned twice ${twice.slice(0, 5)}`);
+      const skipped = [...atStart].filter((id) => !removed.has(id) && !returned.includes(id));
+      if (skipped.length > 0) problems.push(`${where}: skipped ${skipped.slice(0, 5)} present throughout`);
+      const unmatched = returned.filter((id) => !matches(seen.get(id) as Rec, filter));
+      if (unmatched.length > 0) problems.push(`${where}: returned ${unmatched.slice(0, 5)} that do not match`);
+      const ordered = sortRecords(
+        returned.map((id) => seen.get(id) as Rec),
+        sort,
+      ).map((record) => String(record.id));
+      if (JSON.stringify(ordered) !== JSON.stringify(returned)) problems.push(`${where}: out of order`);
+    }
+    expect(problems).toEqual([]);
+    // Most searches took several pages, with records arriving and leaving between them.
+    expect(stats.paged).toBeGreaterThan(20);
+    expect(Math.min(stats.arrived, stats.left)).toBeGreaterThan(50);
   });
 });
