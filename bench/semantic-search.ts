@@ -38,6 +38,7 @@ import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
 import { createOrganization } from '../src/services/organizations.js';
 import { insertConnector } from '../test/support/connector-rows.js';
+import { seededRandom } from '../test/support/seeded-random.js';
 import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
 import { testConfig } from '../test/support/config.js';
 import { describeSettings, MB, relationBytes, serverSettings, sizedSettings, tableRelations, warmRelations } from './postgres-memory.js';
@@ -55,21 +56,9 @@ const entity = connectorModules.linear!.definition.entities.issues as EntityDefi
 
 type Row = Record<string, string | number>;
 
-/** Small deterministic PRNG (mulberry32), so every run measures the same corpus. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `passages` passages and QUERIES prompts; another `seed` gives other topics (another tenant's data). */
 export function corpus(passages = PASSAGES, seed = 42): { texts: string[]; prompts: string[] } {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const words = [...loadVocabulary().words];
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
   const common = words.slice(50, 400);

@@ -13,8 +13,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +25,7 @@ import { Keyring } from '../src/security/keyring.js';
 import { createConnector } from '../src/services/connectors.js';
 import { createOrganization } from '../src/services/organizations.js';
 import { testConfig } from '../test/support/config.js';
+import { type HarvestClient, harvestTime as iso, startHarvestStandIn } from '../test/support/harvest-stand-in.js';
 
 type Row = Record<string, string | number>;
 
@@ -36,66 +35,10 @@ const CHANGES = Number(process.env.CHANGES ?? 5);
 const PER_PAGE = 2000;
 const TOKEN = 'bench-harvest-token';
 
-interface Client {
-  id: number;
-  name: string;
-  is_active: boolean;
-  currency: string;
-  created_at: string;
-  updated_at: string;
-}
-
-const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-/** Harvest's /clients: per_page, page, updated_since (records updated at or after it), links.next. */
-class HarvestStandIn {
-  readonly clients: Client[] = [];
-  requests = 0;
-  private server?: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      this.requests += 1;
-      const url = new URL(req.url ?? '/', this.url);
-      if (req.headers.authorization !== `Bearer ${TOKEN}` || !url.pathname.endsWith('/clients')) {
-        res.writeHead(req.headers.authorization === `Bearer ${TOKEN}` ? 404 : 401, { 'content-type': 'application/json' }).end('{"error":"no"}');
-        return;
-      }
-      const perPage = Math.min(PER_PAGE, Number(url.searchParams.get('per_page') ?? PER_PAGE));
-      const page = Number(url.searchParams.get('page') ?? 1);
-      const since = url.searchParams.get('updated_since');
-      const sinceMs = since === null ? undefined : Date.parse(since);
-      const matching = sinceMs === undefined ? this.clients : this.clients.filter((c) => Date.parse(c.updated_at) >= sinceMs);
-      const slice = matching.slice((page - 1) * perPage, page * perPage);
-      const hasNext = page * perPage < matching.length;
-      const next = new URL(url.toString());
-      next.searchParams.set('page', String(page + 1));
-      next.searchParams.set('ref', 'next');
-      const body = {
-        clients: slice,
-        per_page: perPage,
-        total_pages: Math.max(1, Math.ceil(matching.length / perPage)),
-        total_entries: matching.length,
-        page,
-        links: { first: url.toString(), next: hasNext ? next.toString() : null, previous: null, last: url.toString() },
-      };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run(): Promise<Row[]> {
-  const upstream = new HarvestStandIn();
-  await upstream.start();
+  const upstream = await startHarvestStandIn({ pageSize: PER_PAGE });
   const base = Date.now() - 30 * 86_400_000;
   for (let i = 1; i <= RECORDS; i += 1) {
     upstream.clients.push({ id: i, name: `Client ${i}`, is_active: true, currency: 'EUR', created_at: iso(base), updated_at: iso(base + i * 1000) });
@@ -115,11 +58,11 @@ export async function run(): Promise<Row[]> {
       { check: false },
     );
     const syncClients = async () => {
-      const before = upstream.requests;
+      const before = upstream.requests.length;
       const started = performance.now();
       const outcome = (await (await ctx.syncs.start({ connectorId: connector.id, entity: 'clients', trigger: 'cli' })).wait())?.[0];
       if (outcome?.status !== 'ready') throw new Error(`the sync failed: ${outcome?.reason ?? 'no outcome'}`);
-      return { outcome, requests: upstream.requests - before, seconds: (performance.now() - started) / 1000 };
+      return { outcome, requests: upstream.requests.length - before, seconds: (performance.now() - started) / 1000 };
     };
 
     const first = await syncClients();
@@ -160,7 +103,7 @@ export async function run(): Promise<Row[]> {
     const latencies: number[] = [];
     for (let change = 0; change < CHANGES; change += 1) {
       await sleep(Math.random() * INTERVAL_S * 1000);
-      const target = upstream.clients[Math.floor(Math.random() * RECORDS)] as Client;
+      const target = upstream.clients[Math.floor(Math.random() * RECORDS)] as HarvestClient;
       const name = `Renamed ${change} ${randomBytes(4).toString('hex')}`;
       const changedAt = Date.now();
       target.name = name;

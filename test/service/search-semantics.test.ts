@@ -14,6 +14,7 @@ import { connectorModules, type EntityDefinition } from '../../runtime/index.js'
 import { WINDOW, type WindowSettings } from '../../src/context/search.js';
 import { indexRecords } from '../../src/context/semantic/indexer.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -27,18 +28,6 @@ interface SearchBody {
 
 interface SemanticBody {
   result: { data: Array<{ entity: Rec; metadata: { record_id: string; score: number } }>; meta: { has_more: boolean; cursor: string | null } };
-}
-
-/** mulberry32: a small seeded generator, so a failing case can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = [
@@ -443,6 +432,38 @@ async function withWindows<T>(kind: 'pglite' | 'postgres', small: boolean, searc
   }
 }
 
+/** Stores `records` as a sync leaves them (record_id = the id as text). */
+async function storeRecords(service: TestService, organizationId: string, connectorId: string, records: Rec[]): Promise<void> {
+  await service.store.db
+    .insertInto('context_records')
+    .values(
+      records.map((record) => ({
+        connector_id: connectorId,
+        organization_id: organizationId,
+        entity: 'issues',
+        record_id: String(record.id),
+        data: JSON.stringify(record),
+        content_hash: 'seeded',
+      })),
+    )
+    .execute();
+}
+
+/** A connector whose issues are ready for search, holding `records`. */
+async function searchableConnector(service: TestService, tenant: Tenant, records: Rec[]): Promise<string> {
+  const connectorId = await insertConnector(service, tenant.organizationId, {
+    connectorType: 'linear',
+    authOption: 'API Key',
+    credentials: { api_key: 'key' },
+  });
+  await storeRecords(service, tenant.organizationId, connectorId, records);
+  await service.store.db
+    .insertInto('context_sync_state')
+    .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
+    .execute();
+  return connectorId;
+}
+
 const RECORDS = 300;
 const SEARCHES = 250;
 
@@ -450,29 +471,12 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
   let service: TestService;
   let tenant: Tenant;
   let connectorId: string;
-  const data = records(generator(20261126), RECORDS);
+  const data = records(seededRandom(20261126), RECORDS);
 
   beforeAll(async () => {
     service = await startTestService(kind);
     tenant = await createTenant(service, 'Semantics');
-    connectorId = await insertConnector(service, tenant.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'key' } });
-    await service.store.db
-      .insertInto('context_records')
-      .values(
-        data.map((record) => ({
-          connector_id: connectorId,
-          organization_id: tenant.organizationId,
-          entity: 'issues',
-          record_id: String(record.id),
-          data: JSON.stringify(record),
-          content_hash: 'seeded',
-        })),
-      )
-      .execute();
-    await service.store.db
-      .insertInto('context_sync_state')
-      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
-      .execute();
+    connectorId = await searchableConnector(service, tenant, data);
     const ctx = service.app.ctx;
     const issues = connectorModules.linear?.definition.entities.issues as EntityDefinition;
     await indexRecords(
@@ -528,7 +532,7 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
   }
 
   it('semantic search keeps exactly the records its filter selects, by exact scan and through the HNSW index', { timeout: 120_000 }, async () => {
-    const random = generator(8);
+    const random = seededRandom(8);
     const vectors = service.app.ctx.vectors;
     const budget = vectors.exactScanBudgetMs;
     const differences: string[] = [];
@@ -567,7 +571,7 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
   });
 
   it('finds the records the documented semantics select, in the documented order, page after page', { timeout: 120_000 }, async () => {
-    const random = generator(7);
+    const random = seededRandom(7);
     const differences: string[] = [];
     let selective = 0;
     for (let index = 0; index < SEARCHES; index += 1) {
@@ -604,31 +608,16 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
   let created = 0;
 
   async function insert(records: Rec[]): Promise<void> {
-    await service.store.db
-      .insertInto('context_records')
-      .values(
-        records.map((record) => ({
-          connector_id: connectorId,
-          organization_id: tenant.organizationId,
-          entity: 'issues',
-          record_id: String(record.id),
-          data: JSON.stringify(record),
-          content_hash: 'seeded',
-        })),
-      )
-      .execute();
+    await storeRecords(service, tenant.organizationId, connectorId, records);
     for (const record of records) live.set(String(record.id), record);
   }
 
   beforeAll(async () => {
     service = await startTestService(kind);
     tenant = await createTenant(service, 'Paging');
-    connectorId = await insertConnector(service, tenant.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'key' } });
-    await insert(records(generator(4242), RECORDS));
-    await service.store.db
-      .insertInto('context_sync_state')
-      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
-      .execute();
+    const initial = records(seededRandom(4242), RECORDS);
+    connectorId = await searchableConnector(service, tenant, initial);
+    for (const record of initial) live.set(String(record.id), record);
   });
 
   afterAll(async () => {
@@ -636,7 +625,7 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
   });
 
   it('returns no record twice, skips none present throughout, and keeps the documented order', { timeout: 120_000 }, async () => {
-    const random = generator(99);
+    const random = seededRandom(99);
     const problems: string[] = [];
     const stats = { paged: 0, arrived: 0, left: 0 };
     for (let index = 0; index < 40; index += 1) {
@@ -671,7 +660,7 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
         cursor = response.body.result.meta.cursor;
         if (!response.body.result.meta.has_more) break;
         // Between pages, records arrive (with ids and sort values anywhere) and others leave.
-        const arriving = records(generator(10_000 + created), 1 + Math.floor(random() * 4)).map((record) => ({
+        const arriving = records(seededRandom(10_000 + created), 1 + Math.floor(random() * 4)).map((record) => ({
           ...record,
           id: `r-${String(Math.floor(random() * RECORDS)).padStart(4, '0')}-n${(created += 1)}`,
         }));

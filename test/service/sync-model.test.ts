@@ -1,107 +1,58 @@
 /**
  * Incremental syncs against an upstream that keeps changing, as seeded random steps: Harvest's clients list is
- * played by an in-memory model (updated_since, pages linked by links.next) that creates, renames and deletes
- * clients, some with change times a few minutes behind the newest (a vendor's clocks are not one clock), while
+ * served on 127.0.0.1 (test/support/harvest-stand-in.ts: updated_since, pages linked by links.next) from a model
+ * that creates, renames and deletes clients, some with change times a few minutes behind the newest (a vendor's clocks are not one clock), while
  * the service syncs through its API, sometimes with the full sweep due. After every sync the context store must
  * hold every client the model holds, as the model holds it; a client it holds beyond those must be one deleted
  * upstream since the last full sweep (a change filter never reports a deletion); after a full sweep, exactly the
  * model's clients. A sync with nothing changed since the one before costs one request.
  */
-import nock from 'nock';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HarvestClient, type HarvestStandIn, harvestTime, startHarvestStandIn } from '../support/harvest-stand-in.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { connectorSyncApi } from '../support/sync-api.js';
 
-const HARVEST = 'https://api.harvestapp.com';
 const MINUTE = 60_000;
+const TOKEN = 'harvest-model-token';
 /** Clients per page of the model's answers (Harvest's are up to per_page; small here, so syncs read several pages). */
 const PAGE_SIZE = 7;
 const STEPS = 60;
 
-interface Client {
-  id: number;
-  name: string;
-  is_active: boolean;
-  currency: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** ISO 8601 at whole seconds, as Harvest writes it. */
-const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
 describe.each(storeKinds())('incremental syncs against a changing upstream, seeded random steps (%s)', (kind) => {
   let service: TestService;
   let tenant: Tenant;
+  let upstream: HarvestStandIn;
   const { create, entityState, syncEntity } = connectorSyncApi(() => tenant);
 
   beforeAll(async () => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
+    upstream = await startHarvestStandIn({ pageSize: PAGE_SIZE });
+    service = await startTestService(
+      kind,
+      { upstreamRetries: 0, upstreamBaseUrls: { harvest: upstream.url } },
+      { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } },
+    );
     tenant = await createTenant(service, 'Model Org');
   });
   afterAll(async () => {
-    nock.cleanAll();
-    nock.enableNetConnect();
     await service.close();
+    await upstream.close();
   });
 
   it('keeps the store equal to the upstream, but for deletions until the next full sweep', { timeout: 120_000 }, async () => {
-    const random = generator(kind === 'pglite' ? 11 : 12);
-    const upstream = new Map<number, Client>();
+    const random = seededRandom(kind === 'pglite' ? 11 : 12);
+    // The model: Harvest lists the most recently created clients first.
+    const model = new Map<number, HarvestClient>();
+    const publish = () => {
+      upstream.clients = [...model.values()].sort((a, b) => b.id - a.id);
+    };
     let clock = Date.now() - 30 * 24 * 60 * MINUTE;
     let nextId = 1;
-    const requests: string[] = [];
+    const requests = upstream.requests;
+    const targets = (from: number) => requests.slice(from).map((request) => request.target);
 
-    /** GET /v2/clients as Harvest answers it, from the model: updated_since inclusive, pages linked by links.next. */
-    nock(HARVEST)
-      .persist()
-      .get('/v2/clients')
-      .query(true)
-      .reply(function reply(uri) {
-        requests.push(uri);
-        const query = new URL(uri, HARVEST).searchParams;
-        const since = query.get('updated_since');
-        const page = Number(query.get('page') ?? '1');
-        const matching = [...upstream.values()]
-          .filter((client) => since === null || Date.parse(client.updated_at) >= Date.parse(since))
-          .sort((a, b) => b.id - a.id);
-        const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
-        const next = new URL('/v2/clients', HARVEST);
-        next.searchParams.set('page', String(page + 1));
-        next.searchParams.set('per_page', query.get('per_page') ?? '2000');
-        if (since !== null) next.searchParams.set('updated_since', since);
-        next.searchParams.set('ref', 'next');
-        return [
-          200,
-          {
-            clients: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
-            per_page: PAGE_SIZE,
-            total_pages: pages,
-            total_entries: matching.length,
-            next_page: page < pages ? page + 1 : null,
-            previous_page: page > 1 ? page - 1 : null,
-            page,
-            links: { first: '', next: page < pages ? next.toString() : null, previous: null, last: '' },
-          },
-        ];
-      });
-
-    const id = await create({ connector_type: 'harvest', name: 'Harvest model', credentials: { api_token: 'harvest-model-token', account_id: '123456' } });
+    const id = await create({ connector_type: 'harvest', name: 'Harvest model', credentials: { api_token: TOKEN, account_id: '123456' } });
     // Clients deleted upstream since the last full sweep: the only ones the store may still hold beyond the model's.
     let deletedSinceSweep = new Set<string>();
     let changedSinceSync = true;
@@ -115,7 +66,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
         .where('entity', '=', 'clients')
         .where('deleted_at', 'is', null)
         .execute();
-      return new Map(rows.map((row) => [row.record_id, (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Client]));
+      return new Map(rows.map((row) => [row.record_id, (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as HarvestClient]));
     };
 
     for (let step = 0; step < STEPS; step += 1) {
@@ -124,29 +75,30 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
       for (let change = 0; change < changes; change += 1) {
         clock += Math.floor(random() * 10 * MINUTE);
         const roll = random();
-        const existing = [...upstream.keys()];
+        const existing = [...model.keys()];
         // A change stamped up to 4 minutes behind the clock: within the 5 minutes of overlap the manifest declares.
         const late = random() < 0.3 ? Math.floor(random() * 4 * MINUTE) : 0;
-        const stamp = isoSeconds(clock - late);
+        const stamp = harvestTime(clock - late);
         if (roll < 0.45 || existing.length === 0) {
-          const client: Client = { id: nextId, name: `Client ${nextId}`, is_active: true, currency: 'EUR', created_at: stamp, updated_at: stamp };
+          const client: HarvestClient = { id: nextId, name: `Client ${nextId}`, is_active: true, currency: 'EUR', created_at: stamp, updated_at: stamp };
           nextId += 1;
-          upstream.set(client.id, client);
+          model.set(client.id, client);
           deletedSinceSweep.delete(String(client.id));
           stats.created += 1;
         } else if (roll < 0.8) {
-          const target = upstream.get(existing[Math.floor(random() * existing.length)] as number) as Client;
-          upstream.set(target.id, { ...target, name: `${target.name.split(' (')[0]} (renamed at step ${step})`, updated_at: stamp });
+          const target = model.get(existing[Math.floor(random() * existing.length)] as number) as HarvestClient;
+          model.set(target.id, { ...target, name: `${target.name.split(' (')[0]} (renamed at step ${step})`, updated_at: stamp });
           stats.renamed += 1;
         } else {
           const target = existing[Math.floor(random() * existing.length)] as number;
-          upstream.delete(target);
+          model.delete(target);
           deletedSinceSweep.add(String(target));
           stats.deleted += 1;
         }
         if (late > 0) stats.late += 1;
         changedSinceSync = true;
       }
+      publish();
 
       const sweep = random() < 0.15;
       if (sweep) {
@@ -159,14 +111,14 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
       }
       const before = requests.length;
       const state = await syncEntity(id, 'clients');
-      const sent = requests.slice(before);
+      const sent = targets(before).filter((target) => target.includes('/clients'));
       stats.syncs += 1;
       const where = `step ${step} (${sent.join(' ')})`;
       expect(state.status, where).toBe('ready');
 
       const stored = await live();
-      for (const client of upstream.values()) expect(stored.get(String(client.id)), `${where}: client ${client.id}`).toEqual(client);
-      const beyond = [...stored.keys()].filter((storedId) => !upstream.has(Number(storedId)));
+      for (const client of model.values()) expect(stored.get(String(client.id)), `${where}: client ${client.id}`).toEqual(client);
+      const beyond = [...stored.keys()].filter((storedId) => !model.has(Number(storedId)));
       const full = state.last_mode === 'full';
       if (full) {
         stats.sweeps += 1;
@@ -178,7 +130,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
           `${where}: only clients deleted since the last full sweep stay`,
         ).toEqual([]);
         expect(
-          sent.every((uri) => new URL(uri, HARVEST).searchParams.has('updated_since')),
+          sent.every((target) => new URL(target, upstream.url).searchParams.has('updated_since')),
           where,
         ).toBe(true);
         if (!changedSinceSync) {

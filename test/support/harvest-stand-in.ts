@@ -2,9 +2,11 @@
  * A stand-in for the Harvest API v2 on 127.0.0.1 (point UPSTREAM_BASE_URLS' "harvest" at its url), for
  * tests that drive a spawned service where nock cannot reach. The override replaces Harvest's whole
  * base URL (https://api.harvestapp.com/v2), so paths arrive with or without /v2: GET /company (the
- * connector check), GET /users paged by page/per_page as Harvest pages, and an empty page for any other list the
- * background sync reads. Requests without a bearer token or a Harvest-Account-Id answer 401 as Harvest
- * does; every request is logged with its two credentials headers.
+ * connector check), GET /users and GET /clients paged by page/per_page as Harvest pages (the next link is the
+ * request's own URL with the next page and Harvest's ref marker), clients filtered by updated_since (updated at
+ * or after it), and an empty page for any other list the background sync reads. Requests without a bearer
+ * token or a Harvest-Account-Id answer 401 as Harvest does; every request is logged with its two credentials
+ * headers.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,12 +18,26 @@ export interface HarvestRequest {
   accountId: string | undefined;
 }
 
+export interface HarvestClient {
+  id: number;
+  name: string;
+  is_active: boolean;
+  currency: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface HarvestStandIn {
   url: string;
   users: Record<string, unknown>[];
+  /** The clients listed, in their order; replace or edit them between requests. */
+  clients: HarvestClient[];
   requests: HarvestRequest[];
   close(): Promise<void>;
 }
+
+/** ISO 8601 at whole seconds, as Harvest writes it. */
+export const harvestTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export const STAND_IN_USERS = [
   { id: 3230547, first_name: 'Jim', last_name: 'Allen', email: 'jimallen@example.com', is_active: true },
@@ -35,7 +51,8 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export async function startHarvestStandIn(): Promise<HarvestStandIn> {
+/** `pageSize`: the most records a page holds whatever per_page asks (Harvest's own cap is 2000). */
+export async function startHarvestStandIn(options: { pageSize?: number } = {}): Promise<HarvestStandIn> {
   const requests: HarvestRequest[] = [];
   const users = STAND_IN_USERS.map((user) => ({ ...user }));
   let base = '';
@@ -64,12 +81,20 @@ export async function startHarvestStandIn(): Promise<HarvestStandIn> {
     if (list) {
       const key = list[2] as string;
       const prefix = list[1] ?? '';
-      const records = key === 'users' ? users : [];
-      const perPage = Number(url.searchParams.get('per_page') ?? '2000');
+      const since = url.searchParams.get('updated_since');
+      const listed: readonly object[] = key === 'users' ? users : key === 'clients' ? standIn.clients : [];
+      const updatedAt = (record: object) => Date.parse(String((record as { updated_at?: unknown }).updated_at));
+      const records = since === null ? listed : listed.filter((record) => updatedAt(record) >= Date.parse(since));
+      const perPage = Math.min(options.pageSize ?? Number.POSITIVE_INFINITY, Number(url.searchParams.get('per_page') ?? '2000'));
       const page = Number(url.searchParams.get('page') ?? '1');
       const totalPages = Math.max(1, Math.ceil(records.length / perPage));
       const nextPage = page < totalPages ? page + 1 : null;
-      const link = (p: number) => `${base}${prefix}/${key}?page=${p}&per_page=${perPage}`;
+      const link = (p: number) => {
+        const target = new URL(`${base}${prefix}/${key}${url.search}`);
+        target.searchParams.set('page', String(p));
+        if (p > page) target.searchParams.set('ref', 'next');
+        return target.toString();
+      };
       return send(res, 200, {
         [key]: records.slice((page - 1) * perPage, page * perPage),
         per_page: perPage,
@@ -83,11 +108,10 @@ export async function startHarvestStandIn(): Promise<HarvestStandIn> {
     }
     return send(res, 404, { error: 'not_found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: base,
+  const standIn: HarvestStandIn = {
+    url: '',
     users,
+    clients: [],
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -95,4 +119,8 @@ export async function startHarvestStandIn(): Promise<HarvestStandIn> {
         server.close(() => resolve());
       }),
   };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  standIn.url = base;
+  return standIn;
 }
