@@ -35,6 +35,7 @@ import { migrations, TRIGRAM_INDEXED_FIELDS, VALUE_TEXT_OMITTED_FIELDS } from '.
 import { Keyring } from '../../src/security/keyring.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { markSearchable, storeRecords } from '../support/context-store.js';
 import { freshPostgresDatabase, storeKinds } from '../support/service.js';
 import { openMemoryStore } from '../support/store.js';
 import { testConfig } from '../support/config.js';
@@ -93,23 +94,8 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
         ...(n % 10 !== 0 && { updatedAt: `2023-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}T12:00:00Z` }),
       })),
     ];
-    await store.db
-      .insertInto('context_records')
-      .values(
-        records.map((record) => ({
-          connector_id: connectorId,
-          organization_id: organizationId,
-          entity: 'issues',
-          record_id: record.id,
-          data: JSON.stringify(record),
-          content_hash: 'seeded',
-        })),
-      )
-      .execute();
-    await store.db
-      .insertInto('context_sync_state')
-      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
-      .execute();
+    await storeRecords(store, { organizationId, connectorId, entity: 'issues' }, records);
+    await markSearchable(store, { connectorId, entity: 'issues' });
     await sql`ANALYZE context_records`.execute(store.db);
   });
 

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { storeRecords } from '../support/context-store.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
 type Rec = Record<string, unknown>;
@@ -131,23 +132,8 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
   let linearB: string;
   let intercomA: string;
 
-  async function seed(connectorId: string, organizationId: string, entity: string, records: Rec[], options: { deleted?: boolean } = {}): Promise<void> {
-    if (records.length === 0) return;
-    await service.store.db
-      .insertInto('context_records')
-      .values(
-        records.map((record) => ({
-          connector_id: connectorId,
-          organization_id: organizationId,
-          entity,
-          record_id: String(record.id),
-          data: JSON.stringify(record),
-          content_hash: 'seeded',
-          ...(options.deleted && { deleted_at: new Date() }),
-        })),
-      )
-      .execute();
-  }
+  const seed = (connectorId: string, organizationId: string, entity: string, records: Rec[], options: { deleted?: boolean } = {}) =>
+    storeRecords(service.store, { organizationId, connectorId, entity }, records, options);
 
   async function syncState(
     connectorId: string,

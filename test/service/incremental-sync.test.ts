@@ -1,6 +1,5 @@
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { changeFilterParams, changeTime, decideMode } from '../../src/context/sync/incremental.js';
 import { formatInstant } from '../../runtime/instants.js';
 import { formatPlainLine } from '../../src/context/sync/progress.js';
@@ -11,6 +10,7 @@ import { beginEntitySync } from '../../src/context/sync/state.js';
 import { findConnector } from '../../src/services/connector-lookup.js';
 import { connectorInstance } from '../../src/services/execution.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { makeFullSweepDue } from '../support/context-store.js';
 import { connectorSyncApi, useNockedVendors } from '../support/sync-api.js';
 
 // Incremental syncs (manifest search.incremental): a first full walk records the high-water mark, later
@@ -170,12 +170,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
 
     // 4. The full sweep is due (the last one is older than full_sweep_hours): a full walk, and client 1,
     // deleted at Harvest (a change filter never reports it), is marked deleted.
-    await service.store.db
-      .updateTable('context_sync_state')
-      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
-      .where('connector_id', '=', id)
-      .where('entity', '=', 'clients')
-      .execute();
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
     api()
       .get('/v2/clients')
       .query({ per_page: '2000' })
@@ -438,12 +433,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(followed.next_full_sweep_at).toBe((await entityState(id, 'issues')).next_full_sweep_at);
 
     // 3. The issues' full sweep is due: every issue's comments are read again, and the one deleted meanwhile is marked deleted.
-    await service.store.db
-      .updateTable('context_sync_state')
-      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
-      .where('connector_id', '=', id)
-      .where('entity', '=', 'issues')
-      .execute();
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'issues' });
     jiraProjects();
     jiraApi()
       .get('/rest/api/3/search/jql')

@@ -14,6 +14,7 @@ import { connectorModules, type EntityDefinition } from '../../runtime/index.js'
 import { WINDOW, type WindowSettings } from '../../src/context/search.js';
 import { indexRecords } from '../../src/context/semantic/indexer.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { markSearchable, storeRecords } from '../support/context-store.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
@@ -432,23 +433,6 @@ async function withWindows<T>(kind: 'pglite' | 'postgres', small: boolean, searc
   }
 }
 
-/** Stores `records` as a sync leaves them (record_id = the id as text). */
-async function storeRecords(service: TestService, organizationId: string, connectorId: string, records: Rec[]): Promise<void> {
-  await service.store.db
-    .insertInto('context_records')
-    .values(
-      records.map((record) => ({
-        connector_id: connectorId,
-        organization_id: organizationId,
-        entity: 'issues',
-        record_id: String(record.id),
-        data: JSON.stringify(record),
-        content_hash: 'seeded',
-      })),
-    )
-    .execute();
-}
-
 /** A connector whose issues are ready for search, holding `records`. */
 async function searchableConnector(service: TestService, tenant: Tenant, records: Rec[]): Promise<string> {
   const connectorId = await insertConnector(service, tenant.organizationId, {
@@ -456,11 +440,9 @@ async function searchableConnector(service: TestService, tenant: Tenant, records
     authOption: 'API Key',
     credentials: { api_key: 'key' },
   });
-  await storeRecords(service, tenant.organizationId, connectorId, records);
-  await service.store.db
-    .insertInto('context_sync_state')
-    .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
-    .execute();
+  const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
+  await storeRecords(service.store, scope, records);
+  await markSearchable(service.store, scope);
   return connectorId;
 }
 
@@ -608,7 +590,7 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
   let created = 0;
 
   async function insert(records: Rec[]): Promise<void> {
-    await storeRecords(service, tenant.organizationId, connectorId, records);
+    await storeRecords(service.store, { organizationId: tenant.organizationId, connectorId, entity: 'issues' }, records);
     for (const record of records) live.set(String(record.id), record);
   }
 

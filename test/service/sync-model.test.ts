@@ -7,8 +7,8 @@
  * upstream since the last full sweep (a change filter never reports a deletion); after a full sweep, exactly the
  * model's clients. A sync with nothing changed since the one before costs one request.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFullSweepDue } from '../support/context-store.js';
 import { type HarvestClient, type HarvestStandIn, harvestTime, startHarvestStandIn } from '../support/harvest-stand-in.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -102,12 +102,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
 
       const sweep = random() < 0.15;
       if (sweep) {
-        await service.store.db
-          .updateTable('context_sync_state')
-          .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
-          .where('connector_id', '=', id)
-          .where('entity', '=', 'clients')
-          .execute();
+        await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
       }
       const before = requests.length;
       const state = await syncEntity(id, 'clients');

@@ -21,6 +21,7 @@ import { createConnector } from '../../src/services/connectors.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { spawn } from 'node:child_process';
 import { childEnv, REPO_ROOT, type CliResult } from '../support/spawn-service.js';
+import { makeFullSweepDue } from '../support/context-store.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { seedDataDir } from '../support/store.js';
@@ -322,12 +323,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(forms.filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form3']);
     // Responses are read incrementally (since): the removed form's response waits for their full walk.
     expect(done.responses).toMatchObject({ status: 'ready', entity_count: 4 });
-    await service.store.db
-      .updateTable('context_sync_state')
-      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
-      .where('connector_id', '=', id)
-      .where('entity', '=', 'responses')
-      .execute();
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'responses' });
     const swept = await syncAndSettle(a, id);
     // Its responses went with it: the full walk no longer visits the form.
     expect(swept.responses).toMatchObject({ status: 'ready', entity_count: 3 });
