@@ -212,23 +212,8 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       { id: 'p-number', priority: 42, description: 'numbers' },
       { id: 'p-array', labelIds: [true, 'Bug', 7], description: 'an array of values' },
     ];
-    await store.db
-      .insertInto('context_records')
-      .values(
-        records.map((record) => ({
-          connector_id: scope.connectorId,
-          organization_id: scope.organizationId,
-          entity: 'text_probe',
-          record_id: record.id as string,
-          data: JSON.stringify(record),
-          content_hash: 'seeded',
-        })),
-      )
-      .execute();
-    await store.db
-      .insertInto('context_sync_state')
-      .values({ connector_id: scope.connectorId, entity: 'text_probe', status: 'ready', last_synced_at: new Date() })
-      .execute();
+    await storeRecords(store, { ...scope, entity: 'text_probe' }, records);
+    await markSearchable(store, { connectorId: scope.connectorId, entity: 'text_probe' });
     const found = (filter: unknown) => searched(filter, { ...scope, entity: probe });
     expect(await found({ contains: { description: '"shipping"' } })).toEqual(['p-quote']);
     expect(await found({ contains: { 'state.name': 'in "review' } })).toEqual(['p-quote']);
