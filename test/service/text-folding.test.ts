@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { composeService } from '../../src/composition.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
