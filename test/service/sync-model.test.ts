@@ -1,8 +1,8 @@
 /**
  * Incremental syncs against an upstream that keeps changing, as seeded random steps: Harvest's clients list is
  * served on 127.0.0.1 (test/support/harvest-stand-in.ts: updated_since, pages linked by links.next) from a model
- * that creates, renames and deletes clients, some with change times a few minutes behind the newest (a vendor's clocks are not one clock), while
- * the service syncs through its API, sometimes with the full sweep due. After every sync the context store must
+ * that creates, renames and deletes clients, some with change times a few minutes behind the newest (a vendor's
+ * clocks are not one clock), while the service syncs through its API, sometimes with the full sweep due. After every sync the context store must
  * hold every client the model holds, as the model holds it; a client it holds beyond those must be one deleted
  * upstream since the last full sweep (a change filter never reports a deletion); after a full sweep, exactly the
  * model's clients. A sync with nothing changed since the one before costs one request.
