@@ -441,6 +441,11 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     ]);
     const missing = await search(linearA, { query: { filter: { eq: { id: 'iss-04' } } }, fields: ['assignee.name', 'title'] });
     expect(missing.body.result.data).toEqual([{ title: 'Dark mode support' }]);
+    // as docs/api-reference.md gives it: a path through a null keeps the null; an integer segment is no index here
+    const throughNull = await search(linearA, { query: { filter: { eq: { id: 'iss-02' } } }, fields: ['assignee.name'] });
+    expect(throughNull.body.result.data).toEqual([{ assignee: null }]);
+    const integerSegment = await search(linearA, { query: { filter: { eq: { id: 'iss-01' } } }, fields: ['labelIds.0'] });
+    expect(integerSegment.body.result.data).toEqual([{ labelIds: ['bug', 'billing'] }]);
     const arrays = await a.api.post<SearchBody>(execute(intercomA), {
       entity: 'conversations',
       action: 'context_store_search',
