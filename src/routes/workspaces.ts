@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WorkspaceStatus } from '../db/schema.js';
 import { deleteWorkspace, getWorkspaceDetail, listWorkspaces, updateWorkspace, workspaceStats, type WorkspaceChanges } from '../services/workspaces.js';
-import { dropDeletedConnectorIndexes } from '../services/connectors.js';
 import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 
@@ -206,9 +205,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
       },
     },
     async (request) => {
-      const deleted = await deleteWorkspace(app.ctx.store, request.principal.organizationId, request.params.workspace_id);
-      if (deleted.connectors_deleted > 0) dropDeletedConnectorIndexes(app.ctx);
-      return deleted;
+      return deleteWorkspace(app.ctx, request.principal.organizationId, request.params.workspace_id);
     },
   );
 }

@@ -27,6 +27,7 @@ import {
 } from './catalog.js';
 import { assertCheckSucceeded, checkResponse, checkRunId, runCheck, unsavedConnector, type CheckConfigResponse } from './connector-check.js';
 import { openCredentials, sealCredentials } from './credentials.js';
+import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { connectorInstance } from './execution.js';
 import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
 import { newResourceId } from './ids.js';
@@ -383,16 +384,6 @@ export async function checkStoredConnector(
     connector = unsavedConnector(ctx, definition, option, openCredentials(ctx.keyring, row.id, row), config).connector;
   }
   return checkResponse(row.id, await runCheck(connector), row.auth_option);
-}
-
-/**
- * Has the semantic-search indexes of deleted connectors dropped in the background (their passages went with
- * their rows). A failure is logged: the connector is gone either way, and the next deletion drops what is left.
- */
-export function dropDeletedConnectorIndexes(ctx: ServiceContext): void {
-  ctx.vectors
-    .dropDeletedConnectorIndexes()
-    .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not drop the semantic-search indexes of deleted connectors'));
 }
 
 /** Deletes the connector and, with its row, its sealed credentials. Synchronous; the job id only echoes the reference's 202 shape. */

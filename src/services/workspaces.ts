@@ -1,10 +1,12 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { announceChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
+import type { ServiceContext } from '../service-context.js';
 import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/schema.js';
 import { BadRequestError, ConflictError, ForbiddenError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
+import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { newResourceId } from './ids.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -296,14 +298,15 @@ export async function updateWorkspace(store: Store, organizationId: string, id: 
 
 /**
  * Deletes a workspace in one transaction: its connectors' rows (and with them their encrypted
- * credentials) are removed, and the workspace is tombstoned (deleted_at set), which frees its name.
- * `default` cannot be deleted.
+ * credentials) are removed, and the workspace is tombstoned (deleted_at set), which frees its name; their
+ * semantic-search indexes are then dropped in the background. `default` cannot be deleted.
  */
 export async function deleteWorkspace(
-  store: Store,
+  ctx: Pick<ServiceContext, 'store' | 'vectors' | 'log'>,
   organizationId: string,
   id: string,
 ): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> {
+  const { store } = ctx;
   const deleted = await store.db.transaction().execute(async (trx) => {
     const current = await lockWorkspace(trx, organizationId, id);
     if (current.name === DEFAULT_WORKSPACE) {
@@ -323,5 +326,6 @@ export async function deleteWorkspace(
     return { id: row.id, deleted_at: iso(row.deleted_at as Date), connectors_deleted: Number(removed.numDeletedRows) };
   });
   store.changes.emit({ kind: 'workspace', id });
+  if (deleted.connectors_deleted > 0) dropDeletedConnectorIndexes(ctx);
   return deleted;
 }
