@@ -446,6 +446,43 @@ async function searchableConnector(service: TestService, tenant: Tenant, records
   return connectorId;
 }
 
+/** A random sort over the seeded fields (none in `unsortedShare` of the cases), one or two keys. */
+function randomSort(random: () => number, unsortedShare: number): Array<Record<string, 'asc' | 'desc'>> {
+  const fields = ['title', 'priority', 'project.n', 'project.s', 'estimate'];
+  if (random() < unsortedShare) return [];
+  return Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({
+    [fields[Math.floor(random() * fields.length)] as string]: random() < 0.5 ? ('asc' as const) : ('desc' as const),
+  }));
+}
+
+/**
+ * The ids of every page of a filter search through execute, following meta.cursor; `betweenPages` runs after
+ * each page that has more after it.
+ */
+async function searchIds(
+  tenant: Tenant,
+  connectorId: string,
+  query: Record<string, unknown>,
+  limit: number,
+  betweenPages?: (page: number) => Promise<void>,
+): Promise<string[]> {
+  const found: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 1000; page += 1) {
+    const response: { status: number; body: SearchBody } = await tenant.api.post<SearchBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'issues',
+      action: 'context_store_search',
+      params: { query, limit, fields: ['id'], ...(cursor !== null && { cursor }) },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    found.push(...response.body.result.data.map((record) => String(record.id)));
+    cursor = response.body.result.meta.cursor;
+    if (!response.body.result.meta.has_more) break;
+    await betweenPages?.(page);
+  }
+  return found;
+}
+
 const RECORDS = 300;
 const SEARCHES = 250;
 
@@ -472,24 +509,6 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
   afterAll(async () => {
     await service?.close();
   });
-
-  /** Every page of a search, following meta.cursor; the ids in order. */
-  async function searchAll(query: Record<string, unknown>, limit: number): Promise<string[]> {
-    const found: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 1000; page += 1) {
-      const response: { status: number; body: SearchBody } = await tenant.api.post<SearchBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
-        entity: 'issues',
-        action: 'context_store_search',
-        params: { query, limit, fields: ['id'], ...(cursor !== null && { cursor }) },
-      });
-      expect(response.status, JSON.stringify(response.body)).toBe(200);
-      found.push(...response.body.result.data.map((record) => String(record.id)));
-      cursor = response.body.result.meta.cursor;
-      if (!response.body.result.meta.has_more) break;
-    }
-    return found;
-  }
 
   /** Every record a semantic search of the titles returns (all passages: min_similarity -1), following meta.cursor. */
   async function semanticAll(filter: Filter): Promise<string[]> {
@@ -558,19 +577,13 @@ describe.each(storeKinds())('context_store_search by the documented semantics, s
     let selective = 0;
     for (let index = 0; index < SEARCHES; index += 1) {
       const filter = randomFilter(random, 2);
-      const sortFields = ['title', 'priority', 'project.n', 'project.s', 'estimate'];
-      const sort =
-        random() < 0.5
-          ? []
-          : Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({
-              [sortFields[Math.floor(random() * sortFields.length)] as string]: random() < 0.5 ? ('asc' as const) : ('desc' as const),
-            }));
+      const sort = randomSort(random, 0.5);
       const limit = 1 + Math.floor(random() * 60);
       const expected = sortRecords(
         data.filter((record) => matches(record, filter)),
         sort,
       ).map((record) => String(record.id));
-      const found = await withWindows(kind, index % 2 === 1, () => searchAll({ filter, ...(sort.length > 0 && { sort }) }, limit));
+      const found = await withWindows(kind, index % 2 === 1, () => searchIds(tenant, connectorId, { filter, ...(sort.length > 0 && { sort }) }, limit));
       if (found.length > 0 && found.length < RECORDS) selective += 1;
       if (JSON.stringify(found) !== JSON.stringify(expected))
         differences.push(`#${index} ${JSON.stringify({ filter, sort, limit })}: ${difference(data, found, expected, sort)}`);
@@ -585,13 +598,22 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
   let service: TestService;
   let tenant: Tenant;
   let connectorId: string;
-  /** The live records, as the store holds them. */
+  /** The live records, as the store holds them, and every record ever stored (none changes once stored). */
   const live = new Map<string, Rec>();
+  const known = new Map<string, Rec>();
   let created = 0;
+
+  /** Notes records as stored (and live). */
+  function note(records: Rec[]): void {
+    for (const record of records) {
+      live.set(String(record.id), record);
+      known.set(String(record.id), record);
+    }
+  }
 
   async function insert(records: Rec[]): Promise<void> {
     await storeRecords(service.store, { organizationId: tenant.organizationId, connectorId, entity: 'issues' }, records);
-    for (const record of records) live.set(String(record.id), record);
+    note(records);
   }
 
   beforeAll(async () => {
@@ -599,7 +621,7 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
     tenant = await createTenant(service, 'Paging');
     const initial = records(seededRandom(4242), RECORDS);
     connectorId = await searchableConnector(service, tenant, initial);
-    for (const record of initial) live.set(String(record.id), record);
+    note(initial);
   });
 
   afterAll(async () => {
@@ -612,36 +634,12 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
     const stats = { paged: 0, arrived: 0, left: 0 };
     for (let index = 0; index < 40; index += 1) {
       const filter = random() < 0.3 ? {} : randomFilter(random, 1);
-      const sortFields = ['title', 'priority', 'project.n', 'project.s', 'estimate'];
-      const sort =
-        random() < 0.25
-          ? []
-          : Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({
-              [sortFields[Math.floor(random() * sortFields.length)] as string]: random() < 0.5 ? ('asc' as const) : ('desc' as const),
-            }));
+      const sort = randomSort(random, 0.25);
       const limit = 5 + Math.floor(random() * 30);
       const atStart = new Set([...live.values()].filter((record) => matches(record, filter)).map((record) => String(record.id)));
       const removed = new Set<string>();
-      const returned: string[] = [];
-      const seen = new Map<string, Rec>();
-      let cursor: string | null = null;
-      for (let page = 0; page < 200; page += 1) {
-        const response: { status: number; body: SearchBody } = await withWindows(kind, index % 2 === 1, () =>
-          tenant.api.post<SearchBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
-            entity: 'issues',
-            action: 'context_store_search',
-            params: { query: { filter, ...(sort.length > 0 && { sort }) }, limit, fields: ['id'], ...(cursor !== null && { cursor }) },
-          }),
-        );
-        expect(response.status, JSON.stringify(response.body)).toBe(200);
-        for (const record of response.body.result.data) {
-          const id = String(record.id);
-          returned.push(id);
-          seen.set(id, live.get(id) ?? (record as Rec));
-        }
-        cursor = response.body.result.meta.cursor;
-        if (!response.body.result.meta.has_more) break;
-        // Between pages, records arrive (with ids and sort values anywhere) and others leave.
+      // Between pages, records arrive (with ids and sort values anywhere) and others leave.
+      const churn = async (page: number) => {
         const arriving = records(seededRandom(10_000 + created), 1 + Math.floor(random() * 4)).map((record) => ({
           ...record,
           id: `r-${String(Math.floor(random() * RECORDS)).padStart(4, '0')}-n${(created += 1)}`,
@@ -651,28 +649,29 @@ describe.each(storeKinds())('context_store_search paging while records arrive an
         if (page === 0) stats.paged += 1;
         const ids = [...live.keys()];
         const leaving = Array.from({ length: Math.floor(random() * 3) }, () => ids[Math.floor(random() * ids.length)] as string);
-        if (leaving.length > 0) {
-          await service.store.db
-            .updateTable('context_records')
-            .set({ deleted_at: new Date() })
-            .where('connector_id', '=', connectorId)
-            .where('record_id', 'in', leaving)
-            .execute();
-          for (const id of leaving) {
-            if (live.delete(id)) stats.left += 1;
-            removed.add(id);
-          }
+        if (leaving.length === 0) return;
+        await service.store.db
+          .updateTable('context_records')
+          .set({ deleted_at: new Date() })
+          .where('connector_id', '=', connectorId)
+          .where('record_id', 'in', leaving)
+          .execute();
+        for (const id of leaving) {
+          if (live.delete(id)) stats.left += 1;
+          removed.add(id);
         }
-      }
+      };
+      const query = { filter, ...(sort.length > 0 && { sort }) };
+      const returned = await withWindows(kind, index % 2 === 1, () => searchIds(tenant, connectorId, query, limit, churn));
       const where = `#${index} ${JSON.stringify({ filter, sort, limit })}`;
       const twice = returned.filter((id, position) => returned.indexOf(id) !== position);
       if (twice.length > 0) problems.push(`${where}: returned twice ${twice.slice(0, 5)}`);
       const skipped = [...atStart].filter((id) => !removed.has(id) && !returned.includes(id));
       if (skipped.length > 0) problems.push(`${where}: skipped ${skipped.slice(0, 5)} present throughout`);
-      const unmatched = returned.filter((id) => !matches(seen.get(id) as Rec, filter));
+      const unmatched = returned.filter((id) => !matches(known.get(id) as Rec, filter));
       if (unmatched.length > 0) problems.push(`${where}: returned ${unmatched.slice(0, 5)} that do not match`);
       const ordered = sortRecords(
-        returned.map((id) => seen.get(id) as Rec),
+        returned.map((id) => known.get(id) as Rec),
         sort,
       ).map((record) => String(record.id));
       if (JSON.stringify(ordered) !== JSON.stringify(returned)) problems.push(`${where}: out of order`);
