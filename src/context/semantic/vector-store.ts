@@ -230,10 +230,9 @@ export class VectorIndexes {
     const key = `${model}|${dims}`;
     const known = this.indexes.get(key);
     if (known && (known.until === undefined || known.until > Date.now())) return known.usable;
-    const state = this.modelIndexState(model, dims, key);
-    const entry: { usable: Promise<boolean>; until?: number } = {
-      usable: state.then((found) => {
-        if (found === 'busy') entry.until = Date.now() + this.modelIndexBusyRecheckMs;
+    const entry = {
+      usable: this.modelIndexState(model, dims, key).then((found) => {
+        if (found === 'busy') this.answerBusy(key);
         return found === 'usable';
       }),
     };
@@ -268,9 +267,8 @@ export class VectorIndexes {
         // another process holds the build.
         const ended = (outcome?: BuildOutcome) => {
           this.modelIndexBuilding.delete(key);
-          if (outcome === 'another process builds it') {
-            this.indexes.set(key, { usable: Promise.resolve(false), until: Date.now() + this.modelIndexBusyRecheckMs });
-          } else this.indexes.delete(key);
+          if (outcome === 'another process builds it') this.answerBusy(key);
+          else this.indexes.delete(key);
         };
         building.then(ended, () => ended());
       }
@@ -292,6 +290,11 @@ export class VectorIndexes {
       await hnswIndex(name, dims, where, false).execute(trx);
       return 'usable';
     });
+  }
+
+  /** Another process is building the model's index: its searches hear 'no index' until modelIndexBusyRecheckMs has passed. */
+  private answerBusy(key: string): void {
+    this.indexes.set(key, { usable: Promise.resolve(false), until: Date.now() + this.modelIndexBusyRecheckMs });
   }
 
   /** Resolves once the background build of a model's index (if one is under way) has ended; rejects if it failed. */
