@@ -171,7 +171,10 @@ program
   .argument('<connector_id>', 'the connector to sync')
   .option('--entity <entity>', 'sync only this entity')
   .option('--full', 'walk every page and sweep deleted records, even where an incremental sync (only the changes) is due')
-  .option('--json', 'print JSON: {connector_id, entities: [{entity, status, mode?, records, changed, deleted, pages, record_count, seconds, reason?}]}')
+  .option(
+    '--json',
+    'print JSON: {connector_id, entities: [{entity, status, mode?, records, changed, deleted, unconfirmed_deletions, pages, record_count, seconds, reason?}]}',
+  )
   .action(async (connectorId: string, options: { entity?: string; full?: boolean; json?: boolean }) => {
     if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
     const { loadKeyring } = await import('./security/keyring.js');
@@ -210,7 +213,7 @@ program
     const entities = outcomes.map(entityOutcomeView);
     const lines = outcomes.map((o) =>
       o.status === 'ready'
-        ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted)`
+        ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted${o.unconfirmed > 0 ? `, ${o.unconfirmed} not read, deleted if the next full walk misses them too` : ''})`
         : `${o.entity}: ${o.status}: ${o.reason ?? ''}`,
     );
     print(options.json, { connector_id: connectorId.toLowerCase(), entities }, lines);

@@ -490,9 +490,10 @@ export interface Search {
      * The vendor moves a parent's change time whenever one of these records changes (a Jira comment or
      * worklog updates its issue's `updated`). When a sync reads the parent incrementally, it then reads
      * only the children of the parents that changed, and marks nothing deleted; when it walks the parent
-     * in full (its full sweep), it reads every parent's children and marks deleted what it did not see.
-     * Needs the parent's `incremental` (rule `incremental-parent`). Without it, the children of an
-     * incrementally read parent are read for every parent.
+     * in full (its full sweep), it reads every parent's children, and what it did not see is marked
+     * deleted when the next full walk misses it too. Needs the parent's `incremental` (rule
+     * `incremental-parent`). Without it, the children of an incrementally read parent are read for every
+     * parent.
      * @default false
      */
     incrementalWithParent: boolean;
@@ -502,8 +503,8 @@ export interface Search {
    * records changed since the high-water mark (the latest `field` value seen) minus `overlap_seconds`,
    * by sending the mark in `param` of `action` (or, for a list with no such filter, reads it
    * `newest_first` until the records get older). Every `full_sweep_hours` a sync walks everything again
-   * and marks deleted the records it did not see (a change filter does not report deletions). Entities
-   * without it are walked in full by every sync.
+   * (a change filter does not report deletions): records it did not see are marked deleted when the next
+   * sync, a full walk too, misses them again. Entities without it are walked in full by every sync.
    */
   incremental?: {
     /**
@@ -550,7 +551,8 @@ export interface Search {
      */
     overlapSeconds: number;
     /**
-     * Hours between full walks, which find deletions (records no longer listed are marked deleted).
+     * Hours between full walks, which find deletions (records no longer listed are marked deleted when the
+     * next full walk misses them too).
      * @default 24
      */
     fullSweepHours: number;
@@ -599,7 +601,8 @@ export interface Search {
     start?: string;
     /**
      * A rolling range instead of `start`: the window begins this many days before now (a report over the
-     * last year). Records that fall out of it are marked deleted.
+     * last year). Records that fall out of it are marked deleted (by the second sync that no longer lists
+     * them).
      */
     lookbackDays?: number;
     /**

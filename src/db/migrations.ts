@@ -457,4 +457,23 @@ ${SORT_INDEXES}
       CREATE STATISTICS context_passages_scope_dependencies (dependencies) ON organization_id, connector_id, entity, field, model FROM context_passages;
     `,
   },
+  {
+    version: 13,
+    name: 'context store: a record is deleted when two full walks in a row miss it',
+    // A list can leave a record out of one walk though it still exists: a list paged by position shifts when
+    // the vendor deletes a record on a page already read (the first record of the next page is never read),
+    // and a list ordered by change time moves a record edited during the walk past the pages still to read.
+    // The sweep used to mark every record its walk missed deleted; now a record missed once is noted here
+    // (and stays searchable), and the next complete full walk marks it deleted only if it misses it again.
+    // unconfirmed_deletions counts the notes of the entity, and makes its next sync a full walk.
+    sql: `
+      CREATE TABLE context_sync_missed (
+        connector_id uuid NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        entity text NOT NULL,
+        record_id text NOT NULL,
+        PRIMARY KEY (connector_id, entity, record_id)
+      );
+      ALTER TABLE context_sync_state ADD COLUMN unconfirmed_deletions integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -75,6 +75,16 @@ export interface ContextSyncSeenTable {
   record_id: string;
 }
 
+/**
+ * Live records that the last complete full walk of an entity did not read (migration 13): the next complete
+ * full walk marks them deleted if it misses them too.
+ */
+export interface ContextSyncMissedTable {
+  connector_id: string;
+  entity: string;
+  record_id: string;
+}
+
 export type SyncStatus = 'initializing' | 'ready' | 'updating' | 'failed';
 
 /** How a sync reads an entity: every record (and marks unseen ones deleted), or only those changed since the high-water mark. */
@@ -98,6 +108,8 @@ export interface ContextSyncStateTable {
   last_full_sweep_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Start of the last complete sync, full or incremental (migration 8). */
   synced_through: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Live records the last complete full walk did not read (context_sync_missed, migration 13). */
+  unconfirmed_deletions: ColumnType<number, number | undefined, number>;
 }
 
 /** One passage of a semantically searchable field of a synced record, with its embedding (migration 3). */
@@ -213,6 +225,7 @@ export interface DatabaseSchema {
   context_records: ContextRecordsTable;
   context_sync_state: ContextSyncStateTable;
   context_sync_seen: ContextSyncSeenTable;
+  context_sync_missed: ContextSyncMissedTable;
   context_passages: ContextPassagesTable;
   context_semantic_state: ContextSemanticStateTable;
   source_templates: SourceTemplatesTable;

@@ -121,6 +121,7 @@ const contextStoreReadinessSchema = {
           'last_mode',
           'high_water_mark',
           'last_full_sweep_at',
+          'unconfirmed_deletions',
           'next_full_sweep_at',
           'lag_seconds',
         ],
@@ -163,10 +164,19 @@ const contextStoreReadinessSchema = {
             description:
               'Latest change time read by the complete syncs (incremental entities); the next incremental sync asks for changes since it minus the overlap.',
           },
-          last_full_sweep_at: { ...nullableTimestamp, description: 'Start of the last complete full walk, which marked records no longer listed as deleted.' },
+          last_full_sweep_at: {
+            ...nullableTimestamp,
+            description: 'Start of the last complete full walk, which marked deleted the records it and the full walk before it did not read.',
+          },
+          unconfirmed_deletions: {
+            type: 'integer',
+            description:
+              'Live records the last complete full walk did not read, for the first time: the next sync walks in full and marks them deleted if it misses them too (a list can leave out a record that still exists, e.g. one paged by position when a record before it is deleted).',
+          },
           next_full_sweep_at: {
             ...nullableTimestamp,
-            description: 'When syncs of an incremental entity walk everything again (full_sweep_hours after the last full sweep); null for full entities.',
+            description:
+              'When syncs of an incremental entity walk everything again (full_sweep_hours after the last full sweep, or the last full sweep itself while deletions are unconfirmed: the next sync); null for full entities.',
           },
           lag_seconds: {
             type: ['integer', 'null'],

@@ -77,7 +77,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
                   'One per entity the job ran for this request: ready, failed (the job is retried with backoff) or skipped, with what the sync read and wrote.',
                 items: {
                   type: 'object',
-                  required: ['entity', 'status', 'records', 'changed', 'deleted', 'pages', 'record_count', 'seconds'],
+                  required: ['entity', 'status', 'records', 'changed', 'deleted', 'unconfirmed_deletions', 'pages', 'record_count', 'seconds'],
                   properties: {
                     entity: { type: 'string' },
                     status: { type: 'string', enum: ['ready', 'failed', 'skipped'] },
@@ -89,7 +89,15 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
                     },
                     records: { type: 'integer', description: 'Records read.' },
                     changed: { type: 'integer', description: 'Records new, changed or reappeared.' },
-                    deleted: { type: 'integer', description: 'Records marked deleted by the final sweep.' },
+                    deleted: {
+                      type: 'integer',
+                      description: 'Records marked deleted by the final sweep: missed by this full walk and by the full walk before it.',
+                    },
+                    unconfirmed_deletions: {
+                      type: 'integer',
+                      description:
+                        "Live records the entity's last complete full walk did not read for the first time (a list can leave out a record that still exists): the next sync walks in full and marks them deleted if it misses them too.",
+                    },
                     pages: { type: 'integer' },
                     record_count: { type: 'integer', description: 'Live records in the store after the sync.' },
                     seconds: { type: 'number' },

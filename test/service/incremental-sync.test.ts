@@ -168,16 +168,21 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const quiet = await syncEntity(id, 'clients');
     expect(quiet).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: second.high_water_mark });
 
-    // 4. The full sweep is due (the last one is older than full_sweep_hours): a full walk, and client 1,
-    // deleted at Harvest (a change filter never reports it), is marked deleted.
+    // 4. The full sweep is due (the last one is older than full_sweep_hours): a full walk, which does not read
+    // client 1, deleted at Harvest (a change filter never reports it): it is noted as missed, still live.
     await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
-    api()
-      .get('/v2/clients')
-      .query({ per_page: '2000' })
-      .reply(200, page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]));
+    const remaining = () => page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]);
+    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, remaining());
+    const sweptOnce = await syncEntity(id, 'clients');
+    expect(sweptOnce).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full', unconfirmed_deletions: 1, high_water_mark: second.high_water_mark });
+    expect(new Date(sweptOnce.last_full_sweep_at ?? 0).getTime()).toBeGreaterThan(new Date(first.last_full_sweep_at ?? 0).getTime());
+    // Until the next sync walks in full: inspect shows that sweep as due.
+    expect(sweptOnce.next_full_sweep_at).toBe(sweptOnce.last_full_sweep_at);
+    // 5. The next sync walks in full (no updated_since) to confirm it, and client 1 is marked deleted.
+    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, remaining());
     const swept = await syncEntity(id, 'clients');
-    expect(swept).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: second.high_water_mark });
-    expect(new Date(swept.last_full_sweep_at ?? 0).getTime()).toBeGreaterThan(new Date(first.last_full_sweep_at ?? 0).getTime());
+    expect(swept).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', unconfirmed_deletions: 0, high_water_mark: second.high_water_mark });
+    expect(new Date(swept.next_full_sweep_at ?? 0).getTime() - new Date(swept.last_full_sweep_at ?? 0).getTime()).toBe(24 * 3_600_000);
     expect((await liveRecords(id, 'clients')).map((r) => [r.id, r.deleted])).toEqual([
       ['1', true],
       ['2', false],
@@ -206,7 +211,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .reply(200, page([task(1), task(2), task(3)]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
 
-    // Task 1 was deleted at Harvest. Asked in full: no updated_since, and the sweep marks task 1 deleted at once.
+    // Task 1 was deleted at Harvest. Asked in full: no updated_since, and the sweep notes task 1 as missed at once.
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000' })
@@ -218,7 +223,15 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       wait_seconds: 30,
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.results).toEqual([expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 1, record_count: 2 })]);
+    expect(res.body.results).toEqual([
+      expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 0, unconfirmed_deletions: 1, record_count: 3 }),
+    ]);
+    // The next sync walks in full again (no updated_since) to confirm it, and marks it deleted.
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000' })
+      .reply(200, page([task(2), task(3)]));
+    expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', unconfirmed_deletions: 0 });
     expect((await liveRecords(id, 'tasks')).map((r) => [r.id, r.deleted])).toEqual([
       ['1', true],
       ['2', false],
@@ -432,7 +445,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(followed.next_full_sweep_at).not.toBeNull();
     expect(followed.next_full_sweep_at).toBe((await entityState(id, 'issues')).next_full_sweep_at);
 
-    // 3. The issues' full sweep is due: every issue's comments are read again, and the one deleted meanwhile is marked deleted.
+    // 3. The issues' full sweep is due: every issue's comments are read again, and the one deleted meanwhile is
+    // noted as missed.
     await makeFullSweepDue(service.store, { connectorId: id, entity: 'issues' });
     jiraProjects();
     jiraApi()
@@ -442,9 +456,25 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     comments('10001', []);
     comments('10002', [comment(2), comment(3)]);
     const third = await run();
-    expect(third.map((o) => [o.entity, o.status, o.mode, o.deleted])).toEqual([
-      ['issues', 'ready', 'full', 0],
-      ['issue_comments', 'ready', 'full', 1],
+    expect(third.map((o) => [o.entity, o.status, o.mode, o.deleted, o.unconfirmed])).toEqual([
+      ['issues', 'ready', 'full', 0, 0],
+      ['issue_comments', 'ready', 'full', 0, 1],
+    ]);
+    expect((await stored())[0]).toEqual(['20001', '10001', false]);
+
+    // 4. The issues are read incrementally (nothing changed), but the comments walk in full again, every issue's,
+    // to confirm the missed one: it is marked deleted.
+    jiraProjects();
+    jiraApi()
+      .get('/rest/api/3/search/jql')
+      .query((query) => typeof query.jql === 'string' && query.jql.startsWith('project = 10000 AND updated >= '))
+      .reply(200, { issues: [], isLast: true });
+    comments('10001', []);
+    comments('10002', [comment(2), comment(3)]);
+    const fourth = await run();
+    expect(fourth.map((o) => [o.entity, o.status, o.mode, o.deleted, o.unconfirmed])).toEqual([
+      ['issues', 'ready', 'incremental', 0, 0],
+      ['issue_comments', 'ready', 'full', 1, 0],
     ]);
     expect(await stored()).toEqual([
       ['20001', '10001', true],
@@ -1029,12 +1059,17 @@ describe('change filter helpers', () => {
     const mark = new Date('2026-05-01T11:00:00Z');
     expect(decideMode(undefined, undefined, now).mode).toBe('full');
     expect(decideMode(harvest, undefined, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: null, lastFullSweepAt: new Date('2026-05-01T10:00:00Z') }, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:00Z') }, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:01Z') }, now)).toEqual({
+    expect(decideMode(harvest, { highWaterMark: null, lastFullSweepAt: new Date('2026-05-01T10:00:00Z'), unconfirmedDeletions: 0 }, now).mode).toBe('full');
+    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:00Z'), unconfirmedDeletions: 0 }, now).mode).toBe('full');
+    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:01Z'), unconfirmedDeletions: 0 }, now)).toEqual({
       mode: 'incremental',
       why: 'changes since the high-water mark',
       since: new Date('2026-05-01T10:55:00Z'),
+    });
+    // Records the last full walk missed are confirmed by the next sync walking in full, well before the sweep is due.
+    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-05-01T11:30:00Z'), unconfirmedDeletions: 2 }, now)).toEqual({
+      mode: 'full',
+      why: '2 records the last full walk did not read: deleted if this full walk misses them too',
     });
   });
 

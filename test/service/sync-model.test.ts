@@ -4,8 +4,10 @@
  * that creates, renames and deletes clients, some with change times a few minutes behind the newest (a vendor's
  * clocks are not one clock), while the service syncs through its API, sometimes with the full sweep due. After every sync the context store must
  * hold every client the model holds, as the model holds it; a client it holds beyond those must be one deleted
- * upstream since the last full sweep (a change filter never reports a deletion); after a full sweep, exactly the
- * model's clients. A sync with nothing changed since the one before costs one request.
+ * upstream since the last full sweep (a change filter never reports a deletion), or one deleted before it that the
+ * sweep missed for the first time (a record is deleted when two full walks in a row miss it): those are the sweep's
+ * unconfirmed deletions, and the next sync walks in full and deletes them. A sync with nothing changed since the one
+ * before costs one request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFullSweepDue } from '../support/context-store.js';
@@ -55,8 +57,10 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
     const id = await create({ connector_type: 'harvest', name: 'Harvest model', credentials: { api_token: TOKEN, account_id: '123456' } });
     // Clients deleted upstream since the last full sweep: the only ones the store may still hold beyond the model's.
     let deletedSinceSweep = new Set<string>();
+    // Clients the last full walk did not read for the first time: still live, deleted by the next full walk.
+    let unconfirmed = new Set<string>();
     let changedSinceSync = true;
-    const stats = { syncs: 0, sweeps: 0, quiet: 0, created: 0, renamed: 0, deleted: 0, late: 0 };
+    const stats = { syncs: 0, sweeps: 0, confirmations: 0, quiet: 0, created: 0, renamed: 0, deleted: 0, late: 0 };
 
     const live = async () => {
       const rows = await service.store.db
@@ -117,9 +121,20 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
       const full = state.last_mode === 'full';
       if (full) {
         stats.sweeps += 1;
-        expect(beyond, `${where}: a full sweep leaves only the upstream's clients`).toEqual([]);
+        if (unconfirmed.size > 0) stats.confirmations += 1;
+        expect(
+          beyond.filter((storedId) => !deletedSinceSweep.has(storedId)),
+          `${where}: a full sweep leaves the upstream's clients and those deleted since the sweep before`,
+        ).toEqual([]);
+        expect(
+          beyond.filter((storedId) => unconfirmed.has(storedId)),
+          `${where}: clients missed by two full walks in a row are deleted`,
+        ).toEqual([]);
+        expect(state.unconfirmed_deletions, where).toBe(beyond.length);
+        unconfirmed = new Set(beyond);
         deletedSinceSweep = new Set();
       } else {
+        expect([...unconfirmed], `${where}: the sync after a full walk that missed clients walks in full`).toEqual([]);
         expect(
           beyond.filter((storedId) => !deletedSinceSweep.has(storedId)),
           `${where}: only clients deleted since the last full sweep stay`,
@@ -138,8 +153,58 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
     }
     // The steps took every path: creations, renames, deletions, late stamps, incremental and full syncs, quiet syncs.
     expect(stats.sweeps).toBeGreaterThan(2);
+    expect(stats.confirmations).toBeGreaterThan(0);
     expect(stats.syncs - stats.sweeps).toBeGreaterThan(20);
     expect(Math.min(stats.quiet, stats.created, stats.renamed, stats.deleted, stats.late)).toBeGreaterThan(0);
     expect((await entityState(id, 'clients')).entity_count).toBe((await live()).size);
+  });
+
+  it('a deletion upstream during a walk paged by position does not delete the record it shifts past the walk', async () => {
+    const clock = Date.now() - 24 * 60 * MINUTE;
+    const client = (n: number): HarvestClient => {
+      const stamp = harvestTime(clock + n * MINUTE);
+      return { id: n, name: `Shifted ${n}`, is_active: true, currency: 'EUR', created_at: stamp, updated_at: stamp };
+    };
+    // Three pages of 7 (the stand-in's page size): Harvest's pages are numbered, so each is a position in the list.
+    upstream.clients = Array.from({ length: 15 }, (_, index) => client(15 - index));
+    const id = await create({ connector_type: 'harvest', name: 'Harvest shifted', credentials: { api_token: TOKEN, account_id: '123456' } });
+    const stored = async () => {
+      const rows = await service.store.db
+        .selectFrom('context_records')
+        .select('record_id')
+        .where('connector_id', '=', id)
+        .where('entity', '=', 'clients')
+        .where('deleted_at', 'is', null)
+        .execute();
+      return rows.map((row) => Number(row.record_id)).sort((x, y) => y - x);
+    };
+    const upstreamIds = () => upstream.clients.map((c) => c.id);
+    expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', entity_count: 15 });
+
+    // The full sweep: while it reads page 1, client 13 (third on page 1) is deleted, so client 8, first of page
+    // 2 until then, moves to page 1 and the walk never reads it.
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
+    upstream.beforeList = (list, url) => {
+      if (list === 'clients' && url.searchParams.get('page') === '2' && upstreamIds().includes(13)) {
+        upstream.clients = upstream.clients.filter((c) => c.id !== 13);
+      }
+    };
+    const before = upstream.requests.length;
+    const swept = await syncEntity(id, 'clients');
+    upstream.beforeList = undefined;
+    // Page 2 is the last of the 14 left.
+    expect(upstream.requests.slice(before).map((r) => r.target)).toEqual(['/clients?per_page=2000', '/clients?per_page=2000&page=2']);
+    // Client 8 was not read: it stays, a deletion to confirm (client 13 was read before it was deleted).
+    expect(swept).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 15, unconfirmed_deletions: 1 });
+    expect(await stored()).toEqual(Array.from({ length: 15 }, (_, index) => 15 - index));
+
+    // The next sync walks in full though the sweep is not due: it reads client 8, and misses client 13 for the first time.
+    expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 15, unconfirmed_deletions: 1 });
+    expect(await stored()).toContain(8);
+    // The one after misses client 13 again and deletes it.
+    expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 14, unconfirmed_deletions: 0 });
+    expect(await stored()).toEqual(upstreamIds());
+    // And the one after that is incremental again.
+    expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'incremental', entity_count: 14 });
   });
 });

@@ -312,22 +312,31 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     }
   });
 
-  it('marks records a complete sync no longer sees as deleted, and brings them back when they reappear', async () => {
+  it('marks records two complete syncs in a row no longer see as deleted, and brings them back when they reappear', async () => {
     seed(4, 1);
     const id = await createTypeform(a);
     await syncAndSettle(a, id);
     const removed = upstream.forms.splice(2, 1)[0] as Rec;
+    // One full walk missing a record keeps it (a list can leave out a record that still exists) ...
+    const missed = await syncAndSettle(a, id);
+    expect(missed.forms).toMatchObject({ status: 'ready', entity_count: 4, unconfirmed_deletions: 1 });
+    expect((await records(id, 'forms')).every((r) => r.deleted_at === null)).toBe(true);
+    // ... the next one confirms it.
     const done = await syncAndSettle(a, id);
-    expect(done.forms).toMatchObject({ status: 'ready', entity_count: 3 });
+    expect(done.forms).toMatchObject({ status: 'ready', entity_count: 3, unconfirmed_deletions: 0 });
     const forms = await records(id, 'forms');
     expect(forms.filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form3']);
     // Responses are read incrementally (since): the removed form's response waits for their full walk.
     expect(done.responses).toMatchObject({ status: 'ready', entity_count: 4 });
     await makeFullSweepDue(service.store, { connectorId: id, entity: 'responses' });
+    const sweptOnce = await syncAndSettle(a, id);
+    expect(sweptOnce.responses).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 4, unconfirmed_deletions: 1 });
+    // The sync after a full walk that missed records walks in full again, though the sweep is not due.
     const swept = await syncAndSettle(a, id);
     // Its responses went with it: the full walk no longer visits the form.
-    expect(swept.responses).toMatchObject({ status: 'ready', entity_count: 3 });
+    expect(swept.responses).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 3, unconfirmed_deletions: 0 });
     expect((await records(id, 'responses')).filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form3-r1']);
+    expect((await syncAndSettle(a, id)).responses).toMatchObject({ last_mode: 'incremental', entity_count: 3 });
 
     batches.length = 0;
     upstream.forms.splice(2, 0, removed);
@@ -361,20 +370,22 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       await syncAndSettle(a, id, { entity: 'forms' });
       expect(notesPerPage).toEqual([0, 0]);
       // Every form changes and one is gone: the walk notes each page (the second page may be written while the
-      // first one's observers run), and the sweep marks form4 deleted.
+      // first one's observers run), and the sweep notes form4 as missed; the next walk, missing it too, marks it deleted.
       notesPerPage.length = 0;
       upstream.forms = upstream.forms.slice(0, 3).map((f) => ({ ...f, title: `${String(f.title)} (edited)` }));
       const swept = await syncAndSettle(a, id, { entity: 'forms' });
       expect(notesPerPage).toHaveLength(2);
       expect(notesPerPage[0]).toBeGreaterThanOrEqual(2);
       expect(notesPerPage[1]).toBe(3);
-      expect(swept.forms).toMatchObject({ status: 'ready', entity_count: 3 });
+      expect(swept.forms).toMatchObject({ status: 'ready', entity_count: 4, unconfirmed_deletions: 1 });
+      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 3, unconfirmed_deletions: 0 });
       expect((await records(id, 'forms')).filter((r) => r.deleted_at !== null).map((r) => r.record_id)).toEqual(['form4']);
       // Everything gone, then two come back: with no live record left, the walk notes nothing, the two reappear
       // and the rest stay deleted.
       const kept = upstream.forms.slice(0, 2);
       upstream.forms = [];
-      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 0 });
+      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 3, unconfirmed_deletions: 3 });
+      expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 0, unconfirmed_deletions: 0 });
       notesPerPage.length = 0;
       upstream.forms = kept;
       expect((await syncAndSettle(a, id, { entity: 'forms' })).forms).toMatchObject({ status: 'ready', entity_count: 2 });
@@ -423,7 +434,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
 
     upstream.failures.clear();
     const recovered = await syncAndSettle(a, id);
-    expect(recovered.forms).toMatchObject({ status: 'ready', entity_count: 5, reason: null });
+    // The first complete walk without form6 notes it as missed, the next marks it deleted.
+    expect(recovered.forms).toMatchObject({ status: 'ready', entity_count: 6, unconfirmed_deletions: 1, reason: null });
+    expect((await syncAndSettle(a, id)).forms).toMatchObject({ status: 'ready', entity_count: 5, unconfirmed_deletions: 0 });
   });
 
   it('a never-synced first sync that fails is not ready for search', async () => {
@@ -501,7 +514,18 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(waited.body.job_id).toBe(all.body.job_id);
     // Read alone, responses walks its parents: each of the 4 forms gives a page of records, then the empty page.
     expect(waited.body.results).toEqual([
-      { entity: 'responses', status: 'ready', mode: 'full', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) },
+      {
+        entity: 'responses',
+        status: 'ready',
+        mode: 'full',
+        records: 4,
+        changed: 4,
+        deleted: 0,
+        unconfirmed_deletions: 0,
+        pages: 8,
+        record_count: 4,
+        seconds: expect.any(Number),
+      },
     ]);
     await settled(a, id);
     // Forms was read by the first job, then by responses' fan-out in the second, never twice at once.
@@ -1128,7 +1152,18 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     expect(JSON.parse(json.stdout)).toEqual({
       connector_id: connectorId,
       entities: [
-        { entity: 'forms', status: 'ready', mode: 'full', records: 4, changed: 0, deleted: 0, pages: 2, record_count: 4, seconds: expect.any(Number) },
+        {
+          entity: 'forms',
+          status: 'ready',
+          mode: 'full',
+          records: 4,
+          changed: 0,
+          deleted: 0,
+          unconfirmed_deletions: 0,
+          pages: 2,
+          record_count: 4,
+          seconds: expect.any(Number),
+        },
       ],
     });
     // Responses, synced in full by the test above, would be read incrementally now: --full walks them again.

@@ -6,7 +6,7 @@
  * request's own URL with the next page and Harvest's ref marker), clients filtered by updated_since (updated at
  * or after it), and an empty page for any other list the background sync reads. Requests without a bearer
  * token or a Harvest-Account-Id answer 401 as Harvest does; every request is logged with its two credentials
- * headers.
+ * headers. `beforeList` runs before a list is answered, to change the upstream in the middle of a walk.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,8 @@ export interface HarvestStandIn {
   /** The clients listed, in their order; replace or edit them between requests. */
   clients: HarvestClient[];
   requests: HarvestRequest[];
+  /** Called with the list (`clients`, `users`, …) and its request's URL before the answer is made from the records. */
+  beforeList: ((list: string, url: URL) => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
     if (list) {
       const key = list[2] as string;
       const prefix = list[1] ?? '';
+      standIn.beforeList?.(key, url);
       const since = url.searchParams.get('updated_since');
       const listed: readonly object[] = key === 'users' ? users : key === 'clients' ? standIn.clients : [];
       const updatedAt = (record: object) => Date.parse(String((record as { updated_at?: unknown }).updated_at));
@@ -113,6 +116,7 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
     users,
     clients: [],
     requests,
+    beforeList: undefined,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

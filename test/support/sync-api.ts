@@ -18,6 +18,7 @@ export interface CacheEntity {
   last_mode: 'incremental' | 'full' | null;
   high_water_mark: string | null;
   last_full_sweep_at: string | null;
+  unconfirmed_deletions: number;
   next_full_sweep_at: string | null;
   lag_seconds: number | null;
   reason: string | null;

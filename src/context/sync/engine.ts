@@ -40,7 +40,7 @@ import {
 } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
-import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, type ModeDecision } from './incremental.js';
+import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, unconfirmedWhy, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
 import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 
@@ -91,7 +91,10 @@ export interface EntityOutcome {
   mode?: SyncMode;
   records: number;
   changed: number;
+  /** Records marked deleted by the final sweep (missed by this full walk and the one before). */
   deleted: number;
+  /** Live records the entity's last complete full walk (this one, if full) missed for the first time: the next full walk, at the next sync, deletes them if it misses them too. */
+  unconfirmed: number;
   pages: number;
   /** Live records after the sync. */
   recordCount: number;
@@ -498,13 +501,16 @@ export class ConnectorSync {
     const now = new Date();
     const fanOut = entity.search.fanOut;
     const changedParents = fanOut?.incrementalWithParent ? this.changedParents.get(fanOut.entity) : undefined;
-    // Until its own first full walk (a child made syncable after its parent's first sync), every parent's children are read.
-    if (filter === undefined && fanOut && changedParents && (await incrementalState(this.input.ctx.store.db, this.input.row.id, name))?.lastFullSweepAt) {
+    const state = filter || changedParents ? await incrementalState(this.input.ctx.store.db, this.input.row.id, name) : undefined;
+    // Until its own first full walk (a child made syncable after its parent's first sync), every parent's children
+    // are read; so are they when its last full walk missed some (a full walk confirms their deletion).
+    if (filter === undefined && fanOut && changedParents && state?.lastFullSweepAt) {
+      if (state.unconfirmedDeletions > 0) return this.fullWalk(name, unconfirmedWhy(state.unconfirmedDeletions));
       const read = syncAction(entity);
       const why = `only the children of the ${changedParents.length} ${fanOut.entity} that changed`;
       return { actionName: read.name, action: read.action, decision: { mode: 'incremental', why }, now, changedParents };
     }
-    const decision = decideMode(filter, filter ? await incrementalState(this.input.ctx.store.db, this.input.row.id, name) : undefined, now);
+    const decision = decideMode(filter, state, now);
     if (decision.mode === 'incremental' && filter) {
       const action = entity.actions[filter.action];
       if (action) return { actionName: filter.action, action, decision, now };
@@ -521,7 +527,18 @@ export class ConnectorSync {
     for (const [index, item] of entities.entries()) {
       try {
         if (stopped !== undefined) {
-          outcomes.push({ entity: item.name, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: stopped });
+          outcomes.push({
+            entity: item.name,
+            status: 'skipped',
+            records: 0,
+            changed: 0,
+            deleted: 0,
+            unconfirmed: 0,
+            pages: 0,
+            recordCount: 0,
+            elapsedMs: 0,
+            reason: stopped,
+          });
           continue;
         }
         const outcome = await this.syncEntity(
@@ -665,6 +682,7 @@ export class ConnectorSync {
           records: counts.records,
           changed: counts.changed,
           deleted: 0,
+          unconfirmed: 0,
           pages: counts.pages,
           recordCount: 0,
           elapsedMs: performance.now() - counts.started,
@@ -676,7 +694,7 @@ export class ConnectorSync {
       }
       return this.fail(item, message(error), counts);
     }
-    const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, {
+    const { deleted, unconfirmed, recordCount } = await completeEntitySync(ctx.store.db, scope, {
       mode,
       sweep: track,
       startedAt: item.startedAt,
@@ -695,10 +713,31 @@ export class ConnectorSync {
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });
     this.input.log.info(
-      { connector_id: row.id, entity: name, mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) },
+      {
+        connector_id: row.id,
+        entity: name,
+        mode,
+        records: counts.records,
+        changed: counts.changed,
+        deleted,
+        unconfirmed,
+        pages: counts.pages,
+        ms: Math.round(elapsedMs),
+      },
       'sync finished',
     );
-    return { entity: name, status: 'ready', mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, recordCount, elapsedMs };
+    return {
+      entity: name,
+      status: 'ready',
+      mode,
+      records: counts.records,
+      changed: counts.changed,
+      deleted,
+      unconfirmed,
+      pages: counts.pages,
+      recordCount,
+      elapsedMs,
+    };
   }
 
   private async fail(item: RunEntity, reason: string, counts: WalkCounts): Promise<EntityOutcome> {
@@ -731,6 +770,7 @@ export class ConnectorSync {
       records: counts.records,
       changed: counts.changed,
       deleted: 0,
+      unconfirmed: 0,
       pages: counts.pages,
       recordCount,
       elapsedMs,

@@ -28,6 +28,8 @@ export function governingChangeFilter(definition: ConnectorDefinition, entity: E
 export interface IncrementalState {
   highWaterMark: Date | null;
   lastFullSweepAt: Date | null;
+  /** Live records the last complete full walk did not read (context_sync_missed): the next walk is full, to confirm them. */
+  unconfirmedDeletions: number;
 }
 
 export interface ModeDecision {
@@ -39,17 +41,24 @@ export interface ModeDecision {
 }
 
 /**
- * Full when the entity has no change filter, no complete full walk yet, no mark, or its last full walk
- * started full_sweep_hours ago or more; otherwise incremental from the mark minus the overlap.
+ * Full when the entity has no change filter, no complete full walk yet, no mark, records its last full walk
+ * did not read, or its last full walk started full_sweep_hours ago or more; otherwise incremental from the
+ * mark minus the overlap.
  */
 export function decideMode(filter: ChangeFilter | undefined, state: IncrementalState | undefined, now: Date): ModeDecision {
   if (filter === undefined) return { mode: 'full', why: 'the entity has no change filter' };
   if (!state?.lastFullSweepAt) return { mode: 'full', why: 'first sync: a full walk records the high-water mark' };
   if (!state.highWaterMark) return { mode: 'full', why: `no record carried ${filter.field} yet` };
+  if (state.unconfirmedDeletions > 0) return { mode: 'full', why: unconfirmedWhy(state.unconfirmedDeletions) };
   if (now.getTime() - state.lastFullSweepAt.getTime() >= filter.fullSweepHours * 3_600_000) {
     return { mode: 'full', why: `full sweep (every ${filter.fullSweepHours} h) to find deleted records` };
   }
   return { mode: 'incremental', why: 'changes since the high-water mark', since: new Date(state.highWaterMark.getTime() - filter.overlapSeconds * 1000) };
+}
+
+/** Why a walk is full: records the last full walk missed are deleted only if this one misses them too. */
+export function unconfirmedWhy(count: number): string {
+  return `${count} record${count === 1 ? '' : 's'} the last full walk did not read: deleted if this full walk misses ${count === 1 ? 'it' : 'them'} too`;
 }
 
 const ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;

@@ -8,6 +8,7 @@ export interface EntityOutcomeView {
   records: number;
   changed: number;
   deleted: number;
+  unconfirmed_deletions: number;
   pages: number;
   record_count: number;
   seconds: number;
@@ -22,6 +23,7 @@ export function entityOutcomeView(outcome: EntityOutcome): EntityOutcomeView {
     records: outcome.records,
     changed: outcome.changed,
     deleted: outcome.deleted,
+    unconfirmed_deletions: outcome.unconfirmed,
     pages: outcome.pages,
     record_count: outcome.recordCount,
     seconds: Math.round(outcome.elapsedMs) / 1000,

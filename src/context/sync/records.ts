@@ -1,7 +1,7 @@
 /**
  * Writing synchronized records: their ids and content hashes, the upsert of one page (only new,
- * changed or reappearing records are rewritten and reported), and the sweep that marks records a
- * complete sync no longer saw as deleted.
+ * changed or reappearing records are rewritten and reported), and the sweep that marks records two
+ * complete full walks in a row no longer saw as deleted.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -226,31 +226,44 @@ export async function forgetSeen(db: Db, scope: RecordScope): Promise<void> {
   await db.deleteFrom('context_sync_seen').where('connector_id', '=', scope.connectorId).where('entity', '=', scope.entity).execute();
 }
 
-/** Marks deleted the live records of the entity that the full sync under way did not note as seen (writePage's track); returns how many. */
-export async function sweepUnseen(db: Db, scope: RecordScope): Promise<number> {
+export interface SweepResult {
+  /** Records marked deleted: missed by this walk and by the complete full walk before it. */
+  deleted: number;
+  /** Records missed by this walk only: still live, noted in context_sync_missed for the next full walk. */
+  unconfirmed: number;
+}
+
+/**
+ * The final sweep of a complete full walk: the live records of the entity that the walk did not note as seen
+ * (writePage's track) and that the entity's previous complete full walk missed too are marked deleted; the
+ * ones missed for the first time are noted in context_sync_missed instead (a list can leave out a record that
+ * still exists: see migration 13), replacing the notes of the walk before.
+ */
+export async function sweepUnseen(db: Db, scope: RecordScope): Promise<SweepResult> {
   // The notes were just written (PGlite runs no autovacuum, PostgreSQL's lags): without statistics the
   // planner takes the table as empty and scans it once per record (quadratic), instead of a hash anti-join.
   await sql`ANALYZE context_sync_seen`.execute(db);
-  const result = await db
-    .updateTable('context_records as r')
-    .set({ deleted_at: sql`now()` })
-    .where('r.organization_id', '=', scope.organizationId)
-    .where('r.connector_id', '=', scope.connectorId)
-    .where('r.entity', '=', scope.entity)
-    .where('r.deleted_at', 'is', null)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('context_sync_seen as s')
-            .select(sql`1`.as('one'))
-            .whereRef('s.connector_id', '=', 'r.connector_id')
-            .whereRef('s.entity', '=', 'r.entity')
-            .whereRef('s.record_id', '=', 'r.record_id'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const notSeen = sql`NOT EXISTS (SELECT 1 FROM context_sync_seen AS s WHERE s.connector_id = r.connector_id AND s.entity = r.entity AND s.record_id = r.record_id)`;
+  // Driven by the notes of the walk before (few, looked up by primary key), not by the entity's records.
+  const deleted = await sql`
+    UPDATE context_records AS r SET deleted_at = now()
+    FROM context_sync_missed AS m
+    WHERE m.connector_id = ${scope.connectorId}::uuid AND m.entity = ${scope.entity}
+      AND r.connector_id = m.connector_id AND r.entity = m.entity AND r.record_id = m.record_id
+      AND r.organization_id = ${scope.organizationId}::uuid AND r.deleted_at IS NULL AND ${notSeen}`.execute(db);
+  await forgetMissed(db, scope);
+  // The records deleted above are no longer live: what is left unseen was missed for the first time.
+  const missed = await sql`
+    INSERT INTO context_sync_missed (connector_id, entity, record_id)
+    SELECT r.connector_id, r.entity, r.record_id FROM context_records AS r
+    WHERE r.organization_id = ${scope.organizationId}::uuid AND r.connector_id = ${scope.connectorId}::uuid
+      AND r.entity = ${scope.entity} AND r.deleted_at IS NULL AND ${notSeen}`.execute(db);
+  return { deleted: Number(deleted.numAffectedRows ?? 0), unconfirmed: Number(missed.numAffectedRows ?? 0) };
+}
+
+/** Clears the records noted as missed by the entity's last complete full walk. */
+export async function forgetMissed(db: Db, scope: RecordScope): Promise<void> {
+  await db.deleteFrom('context_sync_missed').where('connector_id', '=', scope.connectorId).where('entity', '=', scope.entity).execute();
 }
 
 /** The live (not deleted) records of the entity. */

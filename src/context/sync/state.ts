@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
 import { governingChangeFilter, type IncrementalState } from './incremental.js';
-import { forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
+import { forgetMissed, forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -47,6 +47,7 @@ type StateRow = {
   high_water_mark: Date | string | null;
   last_full_sweep_at: Date | string | null;
   synced_through: Date | string | null;
+  unconfirmed_deletions: number;
 };
 
 function iso(value: Date | string | null): string | null {
@@ -108,6 +109,7 @@ async function stateRows(db: Db, connectorId: string, entity?: string): Promise<
       'high_water_mark',
       'last_full_sweep_at',
       'synced_through',
+      'unconfirmed_deletions',
     ])
     .where('connector_id', '=', connectorId);
   if (entity !== undefined) query = query.where('entity', '=', entity);
@@ -149,7 +151,9 @@ export interface ConfiguredCacheEntity {
   high_water_mark: string | null;
   /** Start of the last complete full walk (which marks records no longer listed as deleted), or null. */
   last_full_sweep_at: string | null;
-  /** When the next sync walks everything again (incremental entities), or null. */
+  /** Live records the last complete full walk did not read: the next full walk (the next sync) marks them deleted if it misses them too. */
+  unconfirmed_deletions: number;
+  /** When the next sync walks everything again (incremental entities; in the past when it is due, as with unconfirmed deletions), or null. */
   next_full_sweep_at: string | null;
   /** Seconds since the start of the last complete sync: a change made upstream before then is in the store. Null before the first. */
   lag_seconds: number | null;
@@ -193,6 +197,9 @@ export async function connectorReadiness(
     const sweptWith = entity?.search.fanOut?.incrementalWithParent ? rows.get(entity.search.fanOut.entity) : row;
     const lastSweepOfWalk = instant(sweptWith?.last_full_sweep_at ?? null);
     const syncedThrough = instant(row?.synced_through ?? null);
+    const unconfirmed = row?.unconfirmed_deletions ?? 0;
+    const nextSweep =
+      lastSweep && lastSweepOfWalk ? (unconfirmed > 0 ? lastSweep : new Date(lastSweepOfWalk.getTime() + (filter?.fullSweepHours ?? 0) * 3_600_000)) : null;
     configured.push({
       entity: name,
       status: readiness.status,
@@ -209,7 +216,8 @@ export async function connectorReadiness(
       last_mode: row?.last_mode ?? null,
       high_water_mark: iso(row?.high_water_mark ?? null),
       last_full_sweep_at: lastSweep?.toISOString() ?? null,
-      next_full_sweep_at: filter && lastSweep && lastSweepOfWalk ? new Date(lastSweepOfWalk.getTime() + filter.fullSweepHours * 3_600_000).toISOString() : null,
+      unconfirmed_deletions: unconfirmed,
+      next_full_sweep_at: filter && nextSweep ? nextSweep.toISOString() : null,
       lag_seconds: syncedThrough ? Math.max(0, Math.round((now.getTime() - syncedThrough.getTime()) / 1000)) : null,
     });
   }
@@ -232,11 +240,13 @@ function instant(value: Date | string | null): Date | null {
 export async function incrementalState(db: Db, connectorId: string, entity: string): Promise<IncrementalState | undefined> {
   const row = await db
     .selectFrom('context_sync_state')
-    .select(['high_water_mark', 'last_full_sweep_at'])
+    .select(['high_water_mark', 'last_full_sweep_at', 'unconfirmed_deletions'])
     .where('connector_id', '=', connectorId)
     .where('entity', '=', entity)
     .executeTakeFirst();
-  return row ? { highWaterMark: instant(row.high_water_mark), lastFullSweepAt: instant(row.last_full_sweep_at) } : undefined;
+  return row
+    ? { highWaterMark: instant(row.high_water_mark), lastFullSweepAt: instant(row.last_full_sweep_at), unconfirmedDeletions: row.unconfirmed_deletions }
+    : undefined;
 }
 
 /** Records the mode the sync that just began runs in (inspect shows it while it runs). */
@@ -283,7 +293,7 @@ export async function beginEntitySync(
 
 export interface CompletedWalk {
   mode: SyncMode;
-  /** The walk noted every record it read (writePage's track): the live records it did not note are marked deleted. */
+  /** The walk noted every record it read (writePage's track): the live records it did not note are swept (sweepUnseen). */
   sweep: boolean;
   /** Database time the sync started (the sweep's threshold, and what the data is fresh as of). */
   startedAt: Date;
@@ -293,19 +303,28 @@ export interface CompletedWalk {
 }
 
 /**
- * A complete sync. A full walk marks deleted the records it did not see, becomes the last full sweep
- * and sets the high-water mark to the latest change it read; an incremental one deletes nothing and
- * only moves the mark forward. The entity is ready. Returns how many were deleted and the live count.
+ * A complete sync. A full walk sweeps the records it did not see (sweepUnseen: deleted when the full walk
+ * before missed them too, else noted as unconfirmed deletions), becomes the last full sweep and sets the
+ * high-water mark to the latest change it read; an incremental one deletes nothing, keeps the unconfirmed
+ * deletions for the next full walk and only moves the mark forward. The entity is ready. Returns how many
+ * were deleted, how many deletions are unconfirmed and the live count.
  */
-export async function completeEntitySync(db: Db, scope: RecordScope, walk: CompletedWalk): Promise<{ deleted: number; recordCount: number }> {
+export async function completeEntitySync(
+  db: Db,
+  scope: RecordScope,
+  walk: CompletedWalk,
+): Promise<{ deleted: number; unconfirmed: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
-    const deleted = walk.sweep ? await sweepUnseen(trx, scope) : 0;
+    let swept = { deleted: 0, unconfirmed: 0 };
+    if (walk.sweep) swept = await sweepUnseen(trx, scope);
+    // A full walk that started with no live record has nothing left to confirm.
+    else if (walk.mode === 'full') await forgetMissed(trx, scope);
     await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     const latest = walk.latestChange?.toISOString() ?? null;
     const mark =
       walk.mode === 'full' ? sql<Date | null>`${latest}::timestamptz` : sql<Date | null>`GREATEST(context_sync_state.high_water_mark, ${latest}::timestamptz)`;
-    await trx
+    const state = await trx
       .updateTable('context_sync_state')
       .set({
         status: 'ready',
@@ -317,12 +336,13 @@ export async function completeEntitySync(db: Db, scope: RecordScope, walk: Compl
         last_mode: walk.mode,
         high_water_mark: mark,
         synced_through: walk.startedAt,
-        ...(walk.mode === 'full' && { last_full_sweep_at: walk.startedAt }),
+        ...(walk.mode === 'full' && { last_full_sweep_at: walk.startedAt, unconfirmed_deletions: swept.unconfirmed }),
       })
       .where('connector_id', '=', scope.connectorId)
       .where('entity', '=', scope.entity)
-      .execute();
-    return { deleted, recordCount };
+      .returning('unconfirmed_deletions')
+      .executeTakeFirst();
+    return { deleted: swept.deleted, unconfirmed: state?.unconfirmed_deletions ?? swept.unconfirmed, recordCount };
   });
 }
 
