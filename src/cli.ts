@@ -213,7 +213,7 @@ program
     const entities = outcomes.map(entityOutcomeView);
     const lines = outcomes.map((o) =>
       o.status === 'ready'
-        ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted${o.unconfirmed > 0 ? `, ${o.unconfirmed} not read, deleted if the next full walk misses them too` : ''})`
+        ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted${o.unconfirmed > 0 ? `, ${o.unconfirmed} not read: deleted if the next sync, a full walk, misses ${o.unconfirmed === 1 ? 'it' : 'them'} too` : ''})`
         : `${o.entity}: ${o.status}: ${o.reason ?? ''}`,
     );
     print(options.json, { connector_id: connectorId.toLowerCase(), entities }, lines);

@@ -1184,4 +1184,22 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
       /^forms: failed: Reading forms \(page 1\) failed: .*\nresponses: failed: responses is read through forms, whose sync failed: /,
     );
   });
+
+  it('says when a full walk did not read a stored record, and when the next one deletes it', async () => {
+    expect((await runCli(['sync', connectorId, '--entity', 'forms'], env())).status).toBe(0);
+    const kept = upstream.forms;
+    upstream.forms = kept.filter((f) => f.id !== 'f4');
+    try {
+      const missed = await runCli(['sync', connectorId, '--entity', 'forms'], env());
+      expect(missed.status, missed.stderr).toBe(0);
+      expect(missed.stdout).toBe(
+        'forms: ready, 4 records in the store (3 read in 1 pages, 0 new or changed, 0 deleted, 1 not read: deleted if the next sync, a full walk, misses it too)\n',
+      );
+      const confirmed = await runCli(['sync', connectorId, '--entity', 'forms'], env());
+      expect(confirmed.status, confirmed.stderr).toBe(0);
+      expect(confirmed.stdout).toBe('forms: ready, 3 records in the store (3 read in 1 pages, 0 new or changed, 1 deleted)\n');
+    } finally {
+      upstream.forms = kept;
+    }
+  });
 });
