@@ -102,6 +102,11 @@ export interface EntityOutcome {
   reason?: string;
 }
 
+/** The outcome of an entity that was not synced at all, and why. */
+export function skippedOutcome(entity: string, reason: string): EntityOutcome {
+  return { entity, status: 'skipped', records: 0, changed: 0, deleted: 0, unconfirmed: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason };
+}
+
 export interface RunEntity {
   name: string;
   lock: SyncLock;
@@ -527,18 +532,7 @@ export class ConnectorSync {
     for (const [index, item] of entities.entries()) {
       try {
         if (stopped !== undefined) {
-          outcomes.push({
-            entity: item.name,
-            status: 'skipped',
-            records: 0,
-            changed: 0,
-            deleted: 0,
-            unconfirmed: 0,
-            pages: 0,
-            recordCount: 0,
-            elapsedMs: 0,
-            reason: stopped,
-          });
+          outcomes.push(skippedOutcome(item.name, stopped));
           continue;
         }
         const outcome = await this.syncEntity(
@@ -712,21 +706,7 @@ export class ConnectorSync {
     } else if (memo) this.memo.set(name, memo);
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });
-    this.input.log.info(
-      {
-        connector_id: row.id,
-        entity: name,
-        mode,
-        records: counts.records,
-        changed: counts.changed,
-        deleted,
-        unconfirmed,
-        pages: counts.pages,
-        ms: Math.round(elapsedMs),
-      },
-      'sync finished',
-    );
-    return {
+    const outcome: EntityOutcome = {
       entity: name,
       status: 'ready',
       mode,
@@ -738,6 +718,9 @@ export class ConnectorSync {
       recordCount,
       elapsedMs,
     };
+    const { elapsedMs: _elapsed, ...logged } = outcome;
+    this.input.log.info({ connector_id: row.id, ...logged, ms: Math.round(elapsedMs) }, 'sync finished');
+    return outcome;
   }
 
   private async fail(item: RunEntity, reason: string, counts: WalkCounts): Promise<EntityOutcome> {

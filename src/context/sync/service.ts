@@ -23,7 +23,7 @@ import { findConnector, type ConnectorRow } from '../../services/connector-looku
 import { connectorInstance } from '../../services/execution.js';
 import { assertWorkspaceActive, findWorkspace } from '../../services/workspaces.js';
 import { observerOf } from '../../observability/observer.js';
-import { ConnectorSync, DEFAULT_RETRY_POLICY, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
+import { ConnectorSync, DEFAULT_RETRY_POLICY, skippedOutcome, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
 import { JobClaim } from './lock.js';
 import { createQueueOnce } from './queue-creation.js';
 import { syncableEntities, syncProblem } from './plan.js';
@@ -499,19 +499,7 @@ export class SyncService {
       for (;;) {
         if (this.closing) return undefined;
         const job = await this.boss.getJobById<SyncJobData>(name, jobId, { includeArchive: true });
-        if (!job)
-          return names.map((entity) => ({
-            entity,
-            status: 'skipped',
-            records: 0,
-            changed: 0,
-            deleted: 0,
-            unconfirmed: 0,
-            pages: 0,
-            recordCount: 0,
-            elapsedMs: 0,
-            reason: 'the sync job was removed from the queue',
-          }));
+        if (!job) return names.map((entity) => skippedOutcome(entity, 'the sync job was removed from the queue'));
         const startedOn = asDate(job.startedOn)?.getTime();
         // A job that was already waiting for a retry when we joined it: its earlier attempt is not ours.
         if (firstStart === null) firstStart = job.state === 'retry' ? startedOn : undefined;
