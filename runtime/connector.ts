@@ -277,7 +277,39 @@ export class Connector {
     }
     const action = this.action(entityName, actionName);
     const { params: validParams, keepAtMost } = this.checkParams(entityName, actionName, given);
+    return this.perform<TData, TPagination>(action, validParams, keepAtMost);
+  }
 
+  /**
+   * The records of a GET the manifest declares for the context store's sync outside the actions (an entity's
+   * incremental.deleted_feed): `path` under the connector's base URL with `query`, authenticated and sent as
+   * an action's request, the answer's list at `recordsPath`. Its params are the sync's own, not a caller's.
+   */
+  async readFeed(path: string, query: Record<string, string>, recordsPath: string): Promise<unknown[]> {
+    const params: ActionDefinition['params'] = {};
+    for (const name of Object.keys(query)) params[name] = { in: 'query', wire: name, required: true, sendDefault: false, schema: { type: 'string' } };
+    const feed: ActionDefinition = {
+      name: 'feed',
+      method: 'GET',
+      path,
+      params,
+      recordsPath,
+      result: 'many',
+      guards: [],
+      idempotent: true,
+      destructive: false,
+      readOnly: true,
+    };
+    const { data } = await this.perform<unknown[]>(feed, query);
+    return data;
+  }
+
+  /** Sends a validated action's request (refreshing a refused token once) and shapes the answer. */
+  private async perform<TData, TPagination = Record<string, unknown>>(
+    action: ActionDefinition,
+    validParams: Record<string, unknown>,
+    keepAtMost?: number,
+  ): Promise<ExecuteResult<TData, TPagination>> {
     await this.authenticator.prepare();
     const templateContext = { ...this.context, token: this.authenticator.tokenValues() };
     const target = this.target(this.baseUrlOverride ?? renderTemplate(this.authenticator.option.baseUrl ?? this.definition.baseUrl, templateContext));

@@ -60,6 +60,19 @@ function constantQueryParams(v: unknown): Record<string, ParamDef> {
   return Object.fromEntries(Object.keys(v).map((name) => [name, { in: 'query', wire: name, required: undefined }]));
 }
 
+/** The GET an entity's deleted feed sends (search.incremental.deleted_feed), with its two range params. */
+function deletedFeedRequest(entity: Record<string, unknown>): ActionRef['def'] | undefined {
+  const search = entity['search'];
+  const incremental = isRecord(search) ? search['incremental'] : undefined;
+  const feed = isRecord(incremental) ? incremental['deleted_feed'] : undefined;
+  if (!isRecord(feed)) return undefined;
+  const path = str(feed['path']);
+  const from = str(feed['from']);
+  const to = str(feed['to']);
+  if (path === undefined || from === undefined || to === undefined) return undefined;
+  return { method: 'GET', path, params: { [from]: { in: 'query', wire: from, required: true }, [to]: { in: 'query', wire: to, required: true } } };
+}
+
 /** Reads the checker's view of a parsed manifest object; throws with a message on bad shape. */
 export function manifestFromObject(obj: unknown, file: string): Manifest {
   if (!isRecord(obj)) throw new Error('top level is not a mapping');
@@ -90,6 +103,8 @@ export function manifestFromObject(obj: unknown, file: string): Manifest {
         },
       });
     }
+    const feed = deletedFeedRequest(e);
+    if (feed) actions.push({ entity, action: 'search.incremental.deleted_feed', def: feed, syncOnly: true });
   }
   return {
     connector,

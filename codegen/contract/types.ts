@@ -27,8 +27,11 @@ export interface ActionDef {
 /** One action of a manifest, addressed as `entity.action`. */
 export interface ActionRef {
   readonly entity: string;
+  /** The action's name, or for a request of the sync that is no action, where the manifest declares it (`search.incremental.deleted_feed`). */
   readonly action: string;
   readonly def: ActionDef;
+  /** A request only the context store's sync sends (a deleted feed): checked against the spec, not executed by the live check. */
+  readonly syncOnly?: boolean;
 }
 
 export interface Waiver {

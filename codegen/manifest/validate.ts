@@ -469,6 +469,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         const stray = incremental.template.replace(/\{(value|current)\}/g, '');
         if (/\{[a-z_]+\}/.test(stray)) report([...at, 'template'], 'template-syntax', 'an incremental template knows only {value} and {current}');
       }
+      if (incremental.deleted_feed) checkDeletedFeed(entityName, entity, incremental.deleted_feed, report);
     }
     checkRepeatedLists(entityName, entity, report);
     checkConfigParams(entityName, entity, m.config ?? {}, report);
@@ -573,6 +574,32 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
         `window ${end} "${path}" does not accept the ${window.format} value ${JSON.stringify(sample)}: ${paramValues().errorsText(undefined, { dataVar: 'value' })}`,
       );
   }
+}
+
+type DeletedFeed = NonNullable<NonNullable<NonNullable<Manifest['entities'][string]['search']>['incremental']>['deleted_feed']>;
+
+/**
+ * incremental.deleted_feed is a GET of a fixed path with the range's two ends as query params, read once per sync:
+ * for an entity without fan_out whose records are stored under one id field.
+ */
+function checkDeletedFeed(
+  entityName: string,
+  entity: Manifest['entities'][string],
+  feed: DeletedFeed,
+  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+): void {
+  const at = ['entities', entityName, 'search', 'incremental', 'deleted_feed'];
+  const fanOut = entity.search?.fan_out;
+  if (fanOut) report(at, 'deleted-feed', `${entityName} is read once per ${fanOut.entity} (fan_out): a deleted feed is read once per sync, for root entities`);
+  if (Array.isArray(entity.record.id_field))
+    report(
+      at,
+      'deleted-feed',
+      `${entityName} records are stored under a composite id (${entity.record.id_field.join(', ')}): a deleted feed names records by one id`,
+    );
+  if (/[{}]/.test(feed.path))
+    report([...at, 'path'], 'deleted-feed', `deleted_feed path "${feed.path}" has a template: the sync sends only ${feed.from} and ${feed.to}`);
+  if (feed.from === feed.to) report([...at, 'to'], 'deleted-feed', `deleted_feed from and to are the same param "${feed.from}"`);
 }
 
 let paramValueAjv: Ajv2020 | undefined;

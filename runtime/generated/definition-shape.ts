@@ -558,6 +558,38 @@ export interface Search {
     fullSweepHours: number;
     /** The vendor's page that documents the change filter. */
     docs: string;
+    /**
+     * The vendor's list of the records deleted in a time range (Salesforce's sObject Get Deleted), which a
+     * change filter does not report. After each incremental walk the sync sends `GET path` with `from` and
+     * `to` as query params, for the range from the start of the entity's last complete sync minus
+     * `overlap_seconds` to now, and marks deleted at once the stored records it names (a record the walk
+     * just read stays). The full sweep still runs every `full_sweep_hours`, for what the feed no longer
+     * holds. A request of the sync, not an action: callers do not see it. Only for an entity without
+     * `fan_out` and with a single `id_field` (rule `deleted-feed`).
+     */
+    deletedFeed?: {
+      /** The feed's path under the connector's base URL, sent as GET (no `{templates}`, rule `deleted-feed`). */
+      path: string;
+      /** The query param that receives the start of the range. */
+      from: string;
+      /** The query param that receives the end of the range, now. */
+      to: string;
+      /**
+       * How both ends are written: iso8601 (2024-05-01T09:30:00Z), iso8601_offset
+       * (2024-05-01T09:30:00+00:00, the form Salesforce documents), iso8601_millis, unix_seconds or
+       * unix_millis.
+       */
+      format: 'iso8601' | 'iso8601_offset' | 'iso8601_millis' | 'unix_seconds' | 'unix_millis';
+      /** Dot path of the list of deleted records in the answer. */
+      recordsPath: string;
+      /**
+       * Dot path, in each deleted record, of the id the entity's records are stored under (the value of
+       * their `id_field`).
+       */
+      idField: string;
+      /** The vendor's page that documents the feed. */
+      docs: string;
+    };
   };
   /**
    * For a list that answers one kind of record per call (Klaviyo's campaigns of one channel, Pylon's

@@ -52,7 +52,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
             full: {
               type: 'boolean',
               description:
-                'Walk every page of the entities (or of `entity`) and mark deleted the records no longer listed, even where an incremental sync (only the changes since the last one) is due; deletions are otherwise found by the full walk every `full_sweep_hours`. Default false.',
+                'Walk every page of the entities (or of `entity`) and sweep the records no longer listed (deleted when the next full walk misses them too), even where an incremental sync (only the changes since the last one) is due; deletions are otherwise found by the full walk every `full_sweep_hours`. Default false.',
             },
             wait: { type: 'boolean', description: 'Answer once the sync job has run (200 with `results`), instead of at once (202).' },
             wait_seconds: {
@@ -91,7 +91,8 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
                     changed: { type: 'integer', description: 'Records new, changed or reappeared.' },
                     deleted: {
                       type: 'integer',
-                      description: 'Records marked deleted by the final sweep: missed by this full walk and by the full walk before it.',
+                      description:
+                        "Records marked deleted: by the final sweep of a full walk (missed by it and by the full walk before it), or named by the vendor's feed of deleted records after an incremental walk.",
                     },
                     unconfirmed_deletions: {
                       type: 'integer',

@@ -140,6 +140,13 @@ const examples: Record<string, Record<string, string>> = {
       `    search: { incremental: { action: api_search, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" } }\n` + RECORD,
     )(VALID),
   },
+  'deleted-feed': {
+    'acme.yaml': swap(
+      RECORD,
+      `    search: { incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: "/widgets/{id}/deleted", from: since, to: until, format: iso8601, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } } }\n` +
+        RECORD,
+    )(VALID),
+  },
   each: { 'acme.yaml': swap(RECORD, `    search: { each: cursor }\n${RECORD}`)(VALID) },
   'config-params': { 'acme.yaml': swap(RECORD, `    search: { config_params: { cursor: tenant } }\n${RECORD}`)(VALID) },
   window: {
@@ -233,6 +240,21 @@ describe('every documented manifest error rule has a failing example', () => {
       'incremental-action',
       'incremental: { newest_first: { cursor: 7 }, field: name, docs: "https://acme.example/docs" }',
       'newest_first param "cursor" value must be string',
+    ],
+    [
+      'deleted-feed',
+      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: "/widgets/{id}/deleted", from: since, to: until, format: iso8601, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }',
+      'deleted_feed path "/widgets/{id}/deleted" has a template: the sync sends only since and until',
+    ],
+    [
+      'deleted-feed',
+      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: /widgets/deleted, from: until, to: until, format: iso8601_offset, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }',
+      'deleted_feed from and to are the same param "until"',
+    ],
+    [
+      'enum',
+      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: /widgets/deleted, from: since, to: until, format: minutes_ago, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }',
+      'must be one of: iso8601, iso8601_offset, iso8601_millis, unix_seconds, unix_millis',
     ],
   ])('search.incremental: `%s` names the line and suggests the fix', (rule, incremental, message) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));

@@ -330,24 +330,24 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     });
   });
 
-  it('Salesforce: accounts (whose list needs q when called) sync with the default query, then only the rows whose SystemModstamp moved', async () => {
-    const id = await create({
-      connector_type: 'salesforce',
-      name: 'Salesforce',
-      credentials: { client_id: '3MVG9incremental', client_secret: 'sf-incremental-secret', refresh_token: 'sf-incremental-refresh' },
-    });
+  /**
+   * A Salesforce connector whose refresh token is exchanged for `sf-<key>-access` (at every sync: on PostgreSQL
+   * the refreshed token and its instance_url are stored and reused, the embedded store keeps only rotated
+   * tokens), and its API as that token reaches it.
+   */
+  async function createSalesforce(name: string, key: string) {
+    const credentials = { client_id: `3MVG9${key}`, client_secret: `sf-${key}-secret`, refresh_token: `sf-${key}-refresh` };
+    const id = await create({ connector_type: 'salesforce', name, credentials });
     nock('https://login.salesforce.com')
-      .post('/services/oauth2/token', {
-        grant_type: 'refresh_token',
-        refresh_token: 'sf-incremental-refresh',
-        client_id: '3MVG9incremental',
-        client_secret: 'sf-incremental-secret',
-      })
-      .reply(200, { access_token: 'sf-incremental-access', instance_url: SALESFORCE, token_type: 'Bearer', issued_at: '1731000000000' })
-      // On PostgreSQL the refreshed token and its instance_url are stored and the next sync reuses them; the
-      // embedded store keeps only rotated tokens, so a later connector instance refreshes again.
+      .post('/services/oauth2/token', { grant_type: 'refresh_token', ...credentials })
+      .reply(200, { access_token: `sf-${key}-access`, instance_url: SALESFORCE, token_type: 'Bearer', issued_at: '1731000000000' })
       .persist();
-    const api = () => nock(SALESFORCE).matchHeader('authorization', 'Bearer sf-incremental-access').matchHeader('sforce-query-options', 'batchSize=2000');
+    return { id, vendor: () => nock(SALESFORCE).matchHeader('authorization', `Bearer sf-${key}-access`) };
+  }
+
+  it('Salesforce: accounts (whose list needs q when called) sync with the default query, then only the rows whose SystemModstamp moved', async () => {
+    const { id, vendor } = await createSalesforce('Salesforce', 'incremental');
+    const api = () => vendor().matchHeader('sforce-query-options', 'batchSize=2000');
     const soql =
       'SELECT Id, Name, AccountNumber, Type, Industry, Phone, Fax, Website, BillingStreet, BillingCity, BillingState, BillingPostalCode, BillingCountry, ShippingStreet, ShippingCity, ShippingState, ShippingPostalCode, ShippingCountry, AnnualRevenue, NumberOfEmployees, Rating, Site, AccountSource, OwnerId, ParentId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Account';
     // Salesforce writes instants with milliseconds and a +0000 offset.
@@ -379,12 +379,91 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .get('/services/data/v62.0/query')
       .query({ q: `${soql} WHERE SystemModstamp >= ${isoSeconds(t0 + 15 * MINUTE)}` })
       .reply(200, { totalSize: 1, done: true, records: [account(1, t0 + 30 * MINUTE, 'Account 1 renamed')] });
+    // Then the deletions since the first sync began (minus the overlap) until now, from sObject Get Deleted:
+    // UTC with an offset, as Salesforce documents the two params.
+    const feedRanges: Array<{ start: number; end: number }> = [];
+    const deletedFeed = (deletedRecords: unknown[]) =>
+      vendor()
+        .get('/services/data/v62.0/sobjects/Account/deleted/')
+        .query((query) => {
+          const offset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+          if (Object.keys(query).sort().join() !== 'end,start' || !offset.test(String(query.start)) || !offset.test(String(query.end))) return false;
+          feedRanges.push({ start: Date.parse(String(query.start)), end: Date.parse(String(query.end)) });
+          return true;
+        })
+        .reply(200, { deletedRecords, earliestDateAvailable: '2026-11-01T00:00:00.000+0000', latestDateCovered: '2026-11-27T00:00:00.000+0000' });
+    deletedFeed([]);
+    const beforeSecond = Date.now();
     const second = await syncEntity(id, 'accounts');
     expect(second).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'incremental', high_water_mark: new Date(t0 + 30 * MINUTE).toISOString() });
     expect((await liveRecords(id, 'accounts')).map((r) => [r.id, r.data.Name, r.deleted])).toEqual([
       ['001Dn00000AbCd1IAV', 'Account 1 renamed', false],
       ['001Dn00000AbCd2IAV', 'Account 2', false],
     ]);
+    // The range begins 5 minutes before the first sync (which ran just before) and ends as the second runs.
+    expect(feedRanges).toHaveLength(1);
+    expect(beforeSecond - 5 * MINUTE - (feedRanges[0]?.start ?? 0)).toBeGreaterThanOrEqual(-1000);
+    expect(beforeSecond - 5 * MINUTE - (feedRanges[0]?.start ?? 0)).toBeLessThan(30_000);
+    expect(Math.abs((feedRanges[0]?.end ?? 0) - Date.now())).toBeLessThan(30_000);
+
+    // Account 2 is deleted at Salesforce (the SOQL filter never lists it again), and account 1 was deleted and
+    // restored: the feed names both, account 1 is read live again by the walk and stays.
+    api()
+      .get('/services/data/v62.0/query')
+      .query({ q: `${soql} WHERE SystemModstamp >= ${isoSeconds(t0 + 25 * MINUTE)}` })
+      .reply(200, { totalSize: 1, done: true, records: [account(1, t0 + 40 * MINUTE, 'Account 1 restored')] });
+    deletedFeed([
+      { id: '001Dn00000AbCd2IAV', deletedDate: stamp(Date.now() - MINUTE) },
+      { id: '001Dn00000AbCd1IAV', deletedDate: stamp(Date.now() - 2 * MINUTE) },
+    ]);
+    const third = await runEntities(id, ['accounts']);
+    expect(third.map((o) => [o.entity, o.status, o.mode, o.records, o.deleted])).toEqual([['accounts', 'ready', 'incremental', 1, 1]]);
+    expect((await liveRecords(id, 'accounts')).map((r) => [r.id, r.data.Name, r.deleted])).toEqual([
+      ['001Dn00000AbCd1IAV', 'Account 1 restored', false],
+      ['001Dn00000AbCd2IAV', 'Account 2', true],
+    ]);
+    // Its range starts 5 minutes before the second sync began (at whole seconds), no longer the first's.
+    expect((feedRanges[1]?.start ?? 0) - (beforeSecond - 5 * MINUTE)).toBeGreaterThan(-1000);
+    expect((feedRanges[1]?.start ?? 0) - (beforeSecond - 5 * MINUTE)).toBeLessThan(30_000);
+  });
+
+  it('Salesforce: a deleted feed that fails fails the incremental sync, which keeps its mark and asks again', async () => {
+    const { id, vendor: api } = await createSalesforce('Salesforce feed down', 'feed');
+    const stamp = (ms: number) => new Date(ms).toISOString().replace('Z', '+0000');
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    const lead = { attributes: { type: 'Lead' }, Id: '00QDn00000AbCd1IAV', LastName: 'Lee', Company: 'Acme', SystemModstamp: stamp(t0) };
+    api()
+      .get('/services/data/v62.0/query')
+      .query((query) => typeof query.q === 'string' && !query.q.includes('WHERE'))
+      .reply(200, { totalSize: 1, done: true, records: [lead] });
+    expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 1, last_mode: 'full' });
+
+    // The incremental walk reads nothing new; the feed answers 400 (a range Salesforce refuses): the sync fails,
+    // nothing is deleted, and the mark stays where it was.
+    const incremental = () =>
+      api()
+        .get('/services/data/v62.0/query')
+        .query((query) => typeof query.q === 'string' && query.q.endsWith(`WHERE SystemModstamp >= ${isoSeconds(t0 - 5 * MINUTE)}`))
+        .reply(200, { totalSize: 0, done: true, records: [] });
+    incremental();
+    api()
+      .get('/services/data/v62.0/sobjects/Lead/deleted/')
+      .query(true)
+      .reply(400, [{ errorCode: 'INVALID_REPLICATION_DATE', message: 'startDate before org replication enabled date' }]);
+    const failed = await syncEntity(id, 'leads');
+    expect(failed).toMatchObject({ status: 'failed', ready_for_search: true, entity_count: 1, high_water_mark: new Date(t0).toISOString() });
+    expect(failed.reason).toMatch(/^Reading leads \(deleted feed\) failed: /);
+    // The next sync asks from the same mark, and the feed names the lead: it is deleted.
+    incremental();
+    api()
+      .get('/services/data/v62.0/sobjects/Lead/deleted/')
+      .query(true)
+      .reply(200, {
+        deletedRecords: [{ id: '00QDn00000AbCd1IAV', deletedDate: stamp(Date.now()) }],
+        earliestDateAvailable: stamp(t0),
+        latestDateCovered: stamp(Date.now()),
+      });
+    expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 0, last_mode: 'incremental', reason: null });
   });
 
   it('Jira: comments are read for every issue by a full walk, then only for the issues an incremental sync read; the next full walk sweeps', async () => {
@@ -1059,15 +1138,23 @@ describe('change filter helpers', () => {
     const mark = new Date('2026-05-01T11:00:00Z');
     expect(decideMode(undefined, undefined, now).mode).toBe('full');
     expect(decideMode(harvest, undefined, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: null, lastFullSweepAt: new Date('2026-05-01T10:00:00Z'), unconfirmedDeletions: 0 }, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:00Z'), unconfirmedDeletions: 0 }, now).mode).toBe('full');
-    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:01Z'), unconfirmedDeletions: 0 }, now)).toEqual({
+    expect(
+      decideMode(harvest, { highWaterMark: null, lastFullSweepAt: new Date('2026-05-01T10:00:00Z'), syncedThrough: null, unconfirmedDeletions: 0 }, now).mode,
+    ).toBe('full');
+    expect(
+      decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:00Z'), syncedThrough: null, unconfirmedDeletions: 0 }, now).mode,
+    ).toBe('full');
+    expect(
+      decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:01Z'), syncedThrough: null, unconfirmedDeletions: 0 }, now),
+    ).toEqual({
       mode: 'incremental',
       why: 'changes since the high-water mark',
       since: new Date('2026-05-01T10:55:00Z'),
     });
     // Records the last full walk missed are confirmed by the next sync walking in full, well before the sweep is due.
-    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-05-01T11:30:00Z'), unconfirmedDeletions: 2 }, now)).toEqual({
+    expect(
+      decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-05-01T11:30:00Z'), syncedThrough: null, unconfirmedDeletions: 2 }, now),
+    ).toEqual({
       mode: 'full',
       why: '2 records the last full walk did not read: deleted if this full walk misses them too',
     });
@@ -1087,6 +1174,7 @@ describe('change filter helpers', () => {
   it('formats the mark as each vendor expects', () => {
     const since = new Date('2026-05-01T10:55:30.250Z');
     expect(formatInstant(since, 'iso8601', now)).toBe('2026-05-01T10:55:30Z');
+    expect(formatInstant(since, 'iso8601_offset', now)).toBe('2026-05-01T10:55:30+00:00');
     expect(formatInstant(since, 'iso8601_millis', now)).toBe('2026-05-01T10:55:30.250Z');
     expect(formatInstant(since, 'date', now)).toBe('2026-05-01');
     expect(formatInstant(since, 'unix_seconds', now)).toBe(1777632930);

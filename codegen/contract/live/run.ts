@@ -498,7 +498,7 @@ export async function runLive(opts: LiveOptions): Promise<{ results: LiveSpecRes
     const job = jobs.get(spec) ?? { spec, runs: [], connectors: [], waivers: [] };
     job.connectors.push(m.connector);
     for (const w of m.vendor_spec.live_waivers ?? []) job.waivers.push({ ...w, connector: m.connector });
-    for (const a of m.actions) job.runs.push({ connector: m.connector, definition, entity: a.entity, action: a.action });
+    for (const a of m.actions) if (!a.syncOnly) job.runs.push({ connector: m.connector, definition, entity: a.entity, action: a.action });
     jobs.set(spec, job);
   }
   for (const spec of jobs.keys()) {

@@ -165,6 +165,14 @@ export const definition: ConnectorDefinition = {
     {
       "title": "Object reference: OpportunityStage",
       "url": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_opportunitystage.htm"
+    },
+    {
+      "title": "sObject Get Deleted (GET /sobjects/sObject/deleted/?start=&end=, 15 days of deletions)",
+      "url": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+    },
+    {
+      "title": "getDeleted() rules (start more than a minute before end; Supported Calls on each object's reference page)",
+      "url": "https://developer.salesforce.com/docs/atlas.en-us.api.meta/api/sforce_api_calls_getdeleted.htm"
     }
   ],
   "config": {
@@ -915,7 +923,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Account/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -1705,7 +1722,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Contact/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -2531,7 +2557,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Lead/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -3438,7 +3473,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Opportunity/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -4140,7 +4184,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Task/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -4778,7 +4831,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Event/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -5448,7 +5510,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Campaign/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -6158,7 +6229,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Case/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },
@@ -6797,7 +6877,16 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm",
+          "deletedFeed": {
+            "path": "/sobjects/Note/deleted/",
+            "from": "start",
+            "to": "end",
+            "format": "iso8601_offset",
+            "recordsPath": "deletedRecords",
+            "idField": "id",
+            "docs": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-getdeleted.md"
+          }
         },
         "semantic": []
       },

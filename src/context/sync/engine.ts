@@ -31,6 +31,7 @@ import {
   forgetHashes,
   forgetSeen,
   hasLiveRecords,
+  markDeleted,
   preparePage,
   withDerivedFields,
   writePage,
@@ -43,6 +44,7 @@ import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } fr
 import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, unconfirmedWhy, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
 import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
+import { deletedFeedOf, deletedIds, deletionsSince, feedRangeParams, type DeletedFeed } from './deleted-feed.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -91,7 +93,7 @@ export interface EntityOutcome {
   mode?: SyncMode;
   records: number;
   changed: number;
-  /** Records marked deleted by the final sweep (missed by this full walk and the one before). */
+  /** Records marked deleted: by the final sweep (missed by this full walk and the one before), or named by the entity's deleted feed. */
   deleted: number;
   /** Live records the entity's last complete full walk (this one, if full) missed for the first time: the next full walk, at the next sync, deletes them if it misses them too. */
   unconfirmed: number;
@@ -152,6 +154,8 @@ interface Walk {
   now: Date;
   /** For a child that follows its parent's changes: the parents this run read as changed, the only ones whose children are read. */
   changedParents?: ParentRow[];
+  /** An incremental walk of an entity with a deleted feed: the feed and where it is read from. */
+  deletions?: { feed: DeletedFeed; since: Date };
 }
 
 /** Stored parent records read per query when children of an incrementally synced parent are walked. */
@@ -281,17 +285,22 @@ export class ConnectorSync {
   }
 
   /** One list call with page-level retries for transient failures. */
-  private async list(
+  private list(
     entity: string,
     actionName: string,
     params: Record<string, unknown>,
     where: string,
   ): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
-    const { retry, signal, connector } = this.input;
+    return this.withRetries(entity, where, () => this.input.connector.execute(entity, actionName, params));
+  }
+
+  /** One call to the vendor for `entity` (`where` says what it reads), retried on transient failures. */
+  private async withRetries<T>(entity: string, where: string, call: () => Promise<T>): Promise<T> {
+    const { retry, signal } = this.input;
     for (let attempt = 0; ; attempt += 1) {
       if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
       try {
-        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, actionName, params));
+        return await observeUpstream(this.input.ctx, this.input.row.connector_type, call);
       } catch (error) {
         const allowed = error instanceof RateLimitedError ? retry.rateLimitRetries : retry.retries;
         if (!transient(error) || attempt >= allowed) {
@@ -342,6 +351,14 @@ export class ConnectorSync {
       const where = `${describeContext(context)}${range.from.toISOString()} to ${range.to.toISOString()}, `;
       yield* this.pagesFrom(name, rangeParams(window, range, base), walk, where, parentMayBeGone && index === 0);
     }
+  }
+
+  /** The ids of the records the entity's deleted feed lists as deleted from `since` to `now`. */
+  private async deletedFeedIds(name: string, feed: DeletedFeed, since: Date, now: Date): Promise<Set<string>> {
+    const records = await this.withRetries(name, 'deleted feed', () =>
+      this.input.connector.readFeed(feed.path, feedRangeParams(feed, since, now), feed.recordsPath),
+    );
+    return new Set(deletedIds(records, feed));
   }
 
   /**
@@ -518,7 +535,9 @@ export class ConnectorSync {
     const decision = decideMode(filter, state, now);
     if (decision.mode === 'incremental' && filter) {
       const action = entity.actions[filter.action];
-      if (action) return { actionName: filter.action, action, decision, now };
+      const feed = deletedFeedOf(entity);
+      const since = feed && state ? deletionsSince(filter, state) : undefined;
+      if (action) return { actionName: filter.action, action, decision, now, ...(feed && since && { deletions: { feed, since } }) };
     }
     const read = syncAction(entity);
     return { actionName: read.name, action: read.action, decision: decision.mode === 'full' ? decision : { mode: 'full', why: 'full walk' }, now };
@@ -584,6 +603,9 @@ export class ConnectorSync {
     const filter = changeFilterOf(entity);
     let latestChange: number | undefined;
     const counts: WalkCounts = { records: 0, changed: 0, pages: 0, started: performance.now(), mode };
+    // With a deleted feed: the records this walk read live, which the feed may list as deleted before they came back.
+    const readLive = walk.deletions ? new Set<string>() : undefined;
+    let fedDeleted = 0;
     const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
       this.emit({
         connectorId: row.id,
@@ -613,6 +635,7 @@ export class ConnectorSync {
       counts.pages += 1;
       counts.records += page.records.length;
       counts.changed += written.changed.length;
+      if (readLive) for (const record of page.records) readLive.add(record.recordId);
       if (filter || memo) {
         for (const record of page.records) {
           const changed = filter ? changeTime(record.data, filter) : undefined;
@@ -662,6 +685,11 @@ export class ConnectorSync {
         }
       }
       await settle();
+      if (walk.deletions && readLive) {
+        const { feed, since } = walk.deletions;
+        const gone = [...(await this.deletedFeedIds(name, feed, since, walk.now))].filter((id) => !readLive.has(id));
+        fedDeleted = await markDeleted(ctx.store.db, scope, gone);
+      }
     } catch (error) {
       // Reading the next page failed or the run stopped: the page written last is accounted for as it would have been.
       await settle().catch(() => undefined);
@@ -688,13 +716,18 @@ export class ConnectorSync {
       }
       return this.fail(item, message(error), counts);
     }
-    const { deleted, unconfirmed, recordCount } = await completeEntitySync(ctx.store.db, scope, {
+    const {
+      deleted: swept,
+      unconfirmed,
+      recordCount,
+    } = await completeEntitySync(ctx.store.db, scope, {
       mode,
       sweep: track,
       startedAt: item.startedAt,
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
+    const deleted = swept + fedDeleted;
     // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
     ctx.statistics.noteRowsWrittenLater('context_records', { connectorId: row.id, entity: name, count: counts.changed + deleted }, (error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),

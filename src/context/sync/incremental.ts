@@ -28,6 +28,8 @@ export function governingChangeFilter(definition: ConnectorDefinition, entity: E
 export interface IncrementalState {
   highWaterMark: Date | null;
   lastFullSweepAt: Date | null;
+  /** Start of the last complete sync, full or incremental. */
+  syncedThrough: Date | null;
   /** Live records the last complete full walk did not read (context_sync_missed): the next walk is full, to confirm them. */
   unconfirmedDeletions: number;
 }

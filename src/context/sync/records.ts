@@ -261,6 +261,24 @@ export async function sweepUnseen(db: Db, scope: RecordScope): Promise<SweepResu
   return { deleted: Number(deleted.numAffectedRows ?? 0), unconfirmed: Number(missed.numAffectedRows ?? 0) };
 }
 
+/** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them); returns how many. */
+export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
+  let count = 0;
+  for (let start = 0; start < recordIds.length; start += CHUNK) {
+    const result = await db
+      .updateTable('context_records')
+      .set({ deleted_at: sql`now()` })
+      .where('organization_id', '=', scope.organizationId)
+      .where('connector_id', '=', scope.connectorId)
+      .where('entity', '=', scope.entity)
+      .where('deleted_at', 'is', null)
+      .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
+      .executeTakeFirst();
+    count += Number(result.numUpdatedRows);
+  }
+  return count;
+}
+
 /** Clears the records noted as missed by the entity's last complete full walk. */
 export async function forgetMissed(db: Db, scope: RecordScope): Promise<void> {
   await db.deleteFrom('context_sync_missed').where('connector_id', '=', scope.connectorId).where('entity', '=', scope.entity).execute();

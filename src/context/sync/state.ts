@@ -240,12 +240,17 @@ function instant(value: Date | string | null): Date | null {
 export async function incrementalState(db: Db, connectorId: string, entity: string): Promise<IncrementalState | undefined> {
   const row = await db
     .selectFrom('context_sync_state')
-    .select(['high_water_mark', 'last_full_sweep_at', 'unconfirmed_deletions'])
+    .select(['high_water_mark', 'last_full_sweep_at', 'synced_through', 'unconfirmed_deletions'])
     .where('connector_id', '=', connectorId)
     .where('entity', '=', entity)
     .executeTakeFirst();
   return row
-    ? { highWaterMark: instant(row.high_water_mark), lastFullSweepAt: instant(row.last_full_sweep_at), unconfirmedDeletions: row.unconfirmed_deletions }
+    ? {
+        highWaterMark: instant(row.high_water_mark),
+        lastFullSweepAt: instant(row.last_full_sweep_at),
+        syncedThrough: instant(row.synced_through),
+        unconfirmedDeletions: row.unconfirmed_deletions,
+      }
     : undefined;
 }
 
