@@ -292,6 +292,21 @@ describe('waivers', () => {
     expect(exitCodeFor([r])).toBe(1);
   });
 
+  it("checks an entity's deleted feed (a request of the sync, no action) like a GET with its two range params", () => {
+    const withFeed = (feedPath: string, from: string) =>
+      manifestYaml('').replace(
+        '  users:\n    actions:',
+        `  users:\n    search:\n      incremental: { param: page, format: unix_seconds, field: updated, docs: "https://x.example.com", deleted_feed: { path: ${feedPath}, from: ${from}, to: per_page, format: unix_seconds, records_path: deleted, id_field: id, docs: "https://x.example.com" } }\n    actions:`,
+      );
+    const good = checkManifest(parseManifest(withFeed('/users', 'page'), 'demo.yaml'), loaded);
+    expect(good.actionsChecked).toBe(4);
+    expect(good.unwaived.map((m) => `${m.entity}.${m.action}:${m.kind}`)).toEqual(['users.list:param_missing', 'users.delete:method_missing']);
+    const wrongParam = checkManifest(parseManifest(withFeed('/users', 'since'), 'demo.yaml'), loaded);
+    expect(wrongParam.unwaived.map((m) => `${m.entity}.${m.action}:${m.kind}`)).toContain('users.search.incremental.deleted_feed:param_missing');
+    const wrongPath = checkManifest(parseManifest(withFeed('/deleted-users', 'page'), 'demo.yaml'), loaded);
+    expect(wrongPath.unwaived.map((m) => `${m.entity}.${m.action}:${m.kind}`)).toContain('users.search.incremental.deleted_feed:path_missing');
+  });
+
   it('accepts param-level and action-level waivers', () => {
     const waivers = `  waivers:
     - { action: users.list, param: sort, reason: "Documented on the vendor site but missing from the spec." }
