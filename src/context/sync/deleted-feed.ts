@@ -31,7 +31,7 @@ export function feedRangeParams(feed: DeletedFeed, since: Date, now: Date): Reco
   return { [feed.from]: String(formatInstant(since, feed.format, now)), [feed.to]: String(formatInstant(now, feed.format, now)) };
 }
 
-/** The record ids (as text, as records are stored) of the deleted records a page of the feed lists. */
+/** The record ids (as text, as records are stored) of the deleted records the feed lists. */
 export function deletedIds(records: unknown, feed: DeletedFeed): string[] {
   if (!Array.isArray(records)) return [];
   const ids: string[] = [];

@@ -198,8 +198,9 @@ export async function connectorReadiness(
     const lastSweepOfWalk = instant(sweptWith?.last_full_sweep_at ?? null);
     const syncedThrough = instant(row?.synced_through ?? null);
     const unconfirmed = row?.unconfirmed_deletions ?? 0;
+    // Due at once while the last full walk's misses wait for their confirming walk.
     const nextSweep =
-      lastSweep && lastSweepOfWalk ? (unconfirmed > 0 ? lastSweep : new Date(lastSweepOfWalk.getTime() + (filter?.fullSweepHours ?? 0) * 3_600_000)) : null;
+      !filter || !lastSweep || !lastSweepOfWalk ? null : unconfirmed > 0 ? lastSweep : new Date(lastSweepOfWalk.getTime() + filter.fullSweepHours * 3_600_000);
     configured.push({
       entity: name,
       status: readiness.status,
@@ -217,7 +218,7 @@ export async function connectorReadiness(
       high_water_mark: iso(row?.high_water_mark ?? null),
       last_full_sweep_at: lastSweep?.toISOString() ?? null,
       unconfirmed_deletions: unconfirmed,
-      next_full_sweep_at: filter && nextSweep ? nextSweep.toISOString() : null,
+      next_full_sweep_at: nextSweep?.toISOString() ?? null,
       lag_seconds: syncedThrough ? Math.max(0, Math.round((now.getTime() - syncedThrough.getTime()) / 1000)) : null,
     });
   }
