@@ -73,6 +73,12 @@ export class ServiceMetrics implements ServiceObserver {
     labelNames: ['connector_type'] as const,
     registers: [this.registry],
   });
+  private readonly syncDeleted = new Counter({
+    name: 'switchyard_sync_deleted_records_total',
+    help: "Records context store syncs marked deleted (missed by two full walks in a row, or named by a vendor's deleted feed), by connector type.",
+    labelNames: ['connector_type'] as const,
+    registers: [this.registry],
+  });
 
   constructor(store: { kind: string; poolState(): PoolState }) {
     const registry = this.registry;
@@ -107,9 +113,10 @@ export class ServiceMetrics implements ServiceObserver {
     this.refreshes.inc({ connector_type: connectorType, rotated: String(rotated) });
   }
 
-  syncFinished(connectorType: string, status: string, records: number): void {
+  syncFinished(connectorType: string, status: string, records: number, deleted: number): void {
     this.syncRuns.inc({ connector_type: connectorType, status });
     if (records > 0) this.syncRecords.inc({ connector_type: connectorType }, records);
+    if (deleted > 0) this.syncDeleted.inc({ connector_type: connectorType }, deleted);
   }
 
   /** The Prometheus text exposition of this service and of the process. */

@@ -10,8 +10,8 @@ export interface ServiceObserver {
   upstreamCall(connectorType: string, outcome: string, seconds: number): void;
   /** An OAuth access token was refreshed; `rotated` when the vendor also issued a new refresh token. */
   tokenRefreshed(connectorType: string, rotated: boolean): void;
-  /** One entity's sync run ended with `status` ("ready", "failed", "interrupted"...) after reading `records`. */
-  syncFinished(connectorType: string, status: string, records: number): void;
+  /** One entity's sync run ended with `status` ("ready", "failed", "interrupted"...) after reading `records` and marking `deleted` deleted. */
+  syncFinished(connectorType: string, status: string, records: number, deleted: number): void;
 }
 
 const silent: ServiceObserver = {

@@ -94,6 +94,19 @@ describe.each(storeKinds())('GET /metrics (%s)', (kind) => {
     expect(sample(text, 'switchyard_upstream_calls_total', { connector_type: 'typeform', outcome: 'credentials_rejected' })).toBe(1);
     expect(sample(text, 'switchyard_upstream_calls_total', { connector_type: 'typeform', outcome: 'success' })).toBe(3);
     expect(sample(text, 'switchyard_upstream_call_duration_seconds_count', { connector_type: 'typeform' })).toBe(4);
+    expect(sample(text, 'switchyard_sync_deleted_records_total', { connector_type: 'typeform' })).toBeUndefined();
+
+    // A form gone upstream: the first full walk that misses it notes it, the second marks it deleted.
+    const kept = upstream.forms.splice(2, 1);
+    try {
+      for (const deleted of [undefined, 1]) {
+        const synced = await tenant.api.post(`/api/v1/integrations/connectors/${id}/sync`, { entity: 'forms', wait: true });
+        expect(synced.status, JSON.stringify(synced.body)).toBe(200);
+        expect(sample(await metrics(), 'switchyard_sync_deleted_records_total', { connector_type: 'typeform' })).toBe(deleted);
+      }
+    } finally {
+      upstream.forms.push(...kept);
+    }
   });
 
   it('counts OAuth refreshes per connector type', async () => {

@@ -682,7 +682,7 @@ export class SyncService {
       });
       const outcomes = await sync.run();
       const observer = observerOf(ctx);
-      for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records);
+      for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records, outcome.deleted);
       if (outcomes.some((o) => o.status === 'failed')) throw new SyncJobFailed(outcomes);
       return outcomes;
     } finally {
