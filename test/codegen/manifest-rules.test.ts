@@ -266,6 +266,34 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
   });
 
+  it('deleted_feed: refused on a composite id and on an entity read per parent (fan_out), at the feed', () => {
+    const feed =
+      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: /widgets/deleted, from: since, to: until, format: iso8601, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }';
+    const diagnosticsOf = (yaml: string) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+      dirs.push(dir);
+      writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+      return loadDefinitions(dir).diagnostics;
+    };
+    const composite = swap(RECORD, `    search:\n      fields: [name]\n      ${feed}\n    record:\n      id_field: [id, name]\n      fields:\n`)(VALID);
+    expect(diagnosticsOf(composite)).toEqual([
+      expect.objectContaining({
+        rule: 'deleted-feed',
+        line: 30,
+        message: 'widgets records are stored under a composite id (id, name): a deleted feed names records by one id',
+      }),
+    ]);
+    const perParent =
+      swap(RECORD, `    search:\n      fields: [name]\n      fan_out: { entity: gadgets, field: id, param: cursor }\n      ${feed}\n${RECORD}`)(VALID) +
+      '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      list: { method: GET, path: /gadgets, records_path: gadgets }\n';
+    expect(diagnosticsOf(perParent)).toEqual([
+      expect.objectContaining({
+        rule: 'deleted-feed',
+        message: 'widgets is read once per gadgets (fan_out): a deleted feed is read once per sync, for root entities',
+      }),
+    ]);
+  });
+
   it('incremental_with_parent: a parent with a change filter passes; a child with its own filter is refused', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
