@@ -118,6 +118,15 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
   // take the next one's page instead of a new window: each test closes what it opened.
   afterEach(async () => {
     for (const page of connectWindows.splice(0)) if (!page.isClosed()) await page.close();
+    // Until the application sees its window closed, the name may still belong to it, and a window.open under that
+    // name would reuse the closing window: no popup (the likely cause of one clean-clone run's 15 s wait for it).
+    await appPage.waitForFunction(
+      () => {
+        const opened = (window as unknown as { connectWindow?: { closed: boolean } }).connectWindow;
+        return opened === undefined || opened.closed;
+      },
+      { polling: 100, timeout: 15_000 },
+    );
   });
 
   async function openConnectWindow(): Promise<Page> {
