@@ -532,8 +532,12 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .get('/rest/api/3/search/jql')
       .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, new Date(updated.getTime() + MINUTE))], isLast: true });
-    comments('10001', []);
-    comments('10002', [comment(2), comment(3)]);
+    // Issue 1's comment is gone; issue 2 keeps its two.
+    const commentsNow = () => {
+      comments('10001', []);
+      comments('10002', [comment(2), comment(3)]);
+    };
+    commentsNow();
     const third = await run();
     expect(third.map((o) => [o.entity, o.status, o.mode, o.deleted, o.unconfirmed])).toEqual([
       ['issues', 'ready', 'full', 0, 0],
@@ -548,8 +552,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .get('/rest/api/3/search/jql')
       .query((query) => typeof query.jql === 'string' && query.jql.startsWith('project = 10000 AND updated >= '))
       .reply(200, { issues: [], isLast: true });
-    comments('10001', []);
-    comments('10002', [comment(2), comment(3)]);
+    commentsNow();
     const fourth = await run();
     expect(fourth.map((o) => [o.entity, o.status, o.mode, o.deleted, o.unconfirmed])).toEqual([
       ['issues', 'ready', 'incremental', 0, 0],

@@ -22,8 +22,7 @@ export function deletedFeedOf(entity: EntityDefinition): DeletedFeed | undefined
  * (the full sweep before that found the older ones).
  */
 export function deletionsSince(filter: ChangeFilter, state: IncrementalState): Date | undefined {
-  const from = state.syncedThrough ?? state.lastFullSweepAt;
-  return from === null ? undefined : new Date(from.getTime() - filter.overlapSeconds * 1000);
+  return state.syncedThrough === null ? undefined : new Date(state.syncedThrough.getTime() - filter.overlapSeconds * 1000);
 }
 
 /** The query params that ask the feed for the deletions from `since` to `now`. */
@@ -32,8 +31,7 @@ export function feedRangeParams(feed: DeletedFeed, since: Date, now: Date): Reco
 }
 
 /** The record ids (as text, as records are stored) of the deleted records the feed lists. */
-export function deletedIds(records: unknown, feed: DeletedFeed): string[] {
-  if (!Array.isArray(records)) return [];
+export function deletedIds(records: unknown[], feed: DeletedFeed): string[] {
   const ids: string[] = [];
   for (const record of records) {
     const id = getPath(record, feed.idField);

@@ -280,7 +280,7 @@ export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[
 }
 
 /** Clears the records noted as missed by the entity's last complete full walk. */
-export async function forgetMissed(db: Db, scope: RecordScope): Promise<void> {
+async function forgetMissed(db: Db, scope: RecordScope): Promise<void> {
   await db.deleteFrom('context_sync_missed').where('connector_id', '=', scope.connectorId).where('entity', '=', scope.entity).execute();
 }
 

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
 import { governingChangeFilter, type IncrementalState } from './incremental.js';
-import { forgetMissed, forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
+import { forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -321,10 +321,8 @@ export async function completeEntitySync(
   walk: CompletedWalk,
 ): Promise<{ deleted: number; unconfirmed: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
-    let swept = { deleted: 0, unconfirmed: 0 };
-    if (walk.sweep) swept = await sweepUnseen(trx, scope);
-    // A full walk that started with no live record has nothing left to confirm.
-    else if (walk.mode === 'full') await forgetMissed(trx, scope);
+    // Notes of missed records exist only for live records, so a full walk that did not sweep (it began with none) has none to clear.
+    const swept = walk.sweep ? await sweepUnseen(trx, scope) : { deleted: 0, unconfirmed: 0 };
     await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     const latest = walk.latestChange?.toISOString() ?? null;
