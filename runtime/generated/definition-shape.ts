@@ -563,7 +563,8 @@ export interface Search {
      * change filter does not report. After each incremental walk the sync sends `GET path` with `from` and
      * `to` as query params, for the range from the start of the entity's last complete sync minus
      * `overlap_seconds` to now, and marks deleted at once the stored records it names (a record the walk
-     * just read stays). The full sweep still runs every `full_sweep_hours`, for what the feed no longer
+     * just read stays). If the vendor refuses the range (an upstream 400, 409 or 422), the same sync walks
+     * in full instead. The full sweep still runs every `full_sweep_hours`, for what the feed no longer
      * holds. A request of the sync, not an action: callers do not see it. Only for an entity without
      * `fan_out` and with a single `id_field` (rule `deleted-feed`).
      */

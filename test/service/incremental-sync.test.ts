@@ -427,7 +427,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect((feedRanges[1]?.start ?? 0) - (beforeSecond - 5 * MINUTE)).toBeLessThan(30_000);
   });
 
-  it('Salesforce: a deleted feed that fails fails the incremental sync, which keeps its mark and asks again', async () => {
+  it('Salesforce: a deleted feed that fails (a 5xx) fails the incremental sync, which keeps its mark and asks again', async () => {
     const { id, vendor: api } = await createSalesforce('Salesforce feed down', 'feed');
     const stamp = (ms: number) => new Date(ms).toISOString().replace('Z', '+0000');
     const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
@@ -438,8 +438,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .reply(200, { totalSize: 1, done: true, records: [lead] });
     expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 1, last_mode: 'full' });
 
-    // The incremental walk reads nothing new; the feed answers 400 (a range Salesforce refuses): the sync fails,
-    // nothing is deleted, and the mark stays where it was.
+    // The incremental walk reads nothing new; the feed answers 503: the sync fails, nothing is deleted, and
+    // the mark stays where it was.
     const incremental = () =>
       api()
         .get('/services/data/v62.0/query')
@@ -449,7 +449,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     api()
       .get('/services/data/v62.0/sobjects/Lead/deleted/')
       .query(true)
-      .reply(400, [{ errorCode: 'INVALID_REPLICATION_DATE', message: 'startDate before org replication enabled date' }]);
+      .reply(503, [{ errorCode: 'SERVER_UNAVAILABLE', message: 'Server temporarily unavailable' }]);
     const failed = await syncEntity(id, 'leads');
     expect(failed).toMatchObject({ status: 'failed', ready_for_search: true, entity_count: 1, high_water_mark: new Date(t0).toISOString() });
     expect(failed.reason).toMatch(/^Reading leads \(deleted feed\) failed: /);
@@ -464,6 +464,71 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
         latestDateCovered: stamp(Date.now()),
       });
     expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 0, last_mode: 'incremental', reason: null });
+  });
+
+  it('Salesforce: a deleted feed that refuses its range (a 400) is not asked again: the same sync walks in full and its sweep finds the deletions', async () => {
+    const { id, vendor: api } = await createSalesforce('Salesforce feed refused', 'feed-refused');
+    const stamp = (ms: number) => new Date(ms).toISOString().replace('Z', '+0000');
+    const t0 = Math.floor((Date.now() - 60 * MINUTE) / 1000) * 1000;
+    const lead = (n: number, modified: number) => ({
+      attributes: { type: 'Lead' },
+      Id: `00QDn00000AbCd${n}IAV`,
+      LastName: `Lee ${n}`,
+      Company: 'Acme',
+      SystemModstamp: stamp(modified),
+    });
+    const fullWalk = (records: unknown[]) =>
+      api()
+        .get('/services/data/v62.0/query')
+        .query((query) => typeof query.q === 'string' && query.q.endsWith('FROM Lead'))
+        .reply(200, { totalSize: records.length, done: true, records });
+    fullWalk([lead(1, t0), lead(2, t0)]);
+    expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full' });
+
+    // Lead 2 changed and lead 1 was deleted. The incremental walk reads lead 2; the feed refuses the range
+    // (Salesforce's delete log no longer reaches its start). The same sync then walks in full, once: lead 1 is
+    // missed and noted, not asked of the feed again.
+    api()
+      .get('/services/data/v62.0/query')
+      .query((query) => typeof query.q === 'string' && query.q.endsWith(`WHERE SystemModstamp >= ${isoSeconds(t0 - 5 * MINUTE)}`))
+      .reply(200, { totalSize: 1, done: true, records: [lead(2, t0 + MINUTE)] });
+    const refused = api()
+      .get('/services/data/v62.0/sobjects/Lead/deleted/')
+      .query(true)
+      .once()
+      .reply(400, [{ errorCode: 'INVALID_REPLICATION_DATE', message: 'startDate is before the earliest date available' }]);
+    const second = fullWalk([lead(2, t0 + MINUTE)]);
+    const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+      entity: 'leads',
+      wait: true,
+      wait_seconds: 30,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results).toEqual([
+      expect.objectContaining({
+        entity: 'leads',
+        status: 'ready',
+        mode: 'full',
+        records: 2,
+        changed: 1,
+        deleted: 0,
+        unconfirmed_deletions: 1,
+        pages: 2,
+        record_count: 2,
+      }),
+    ]);
+    expect(refused.isDone() && second.isDone()).toBe(true);
+    expect(await entityState(id, 'leads')).toMatchObject({
+      status: 'ready',
+      last_mode: 'full',
+      high_water_mark: new Date(t0 + MINUTE).toISOString(),
+      unconfirmed_deletions: 1,
+      reason: null,
+    });
+    // The next sync walks in full to confirm the miss (two full walks in a row), and deletes lead 1.
+    const confirming = fullWalk([lead(2, t0 + MINUTE)]);
+    expect(await syncEntity(id, 'leads')).toMatchObject({ status: 'ready', entity_count: 1, last_mode: 'full', unconfirmed_deletions: 0 });
+    expect(confirming.isDone()).toBe(true);
   });
 
   it('Jira: comments are read for every issue by a full walk, then only for the issues an incremental sync read; the next full walk sweeps', async () => {

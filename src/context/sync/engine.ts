@@ -13,6 +13,7 @@ import {
   RateLimitedError,
   SwitchyardError,
   UpstreamError,
+  UpstreamRejectedError,
   UpstreamTimeoutError,
   type ActionDefinition,
   type Connector,
@@ -353,12 +354,22 @@ export class ConnectorSync {
     }
   }
 
-  /** The ids of the records the entity's deleted feed lists as deleted from `since` to `now`. */
-  private async deletedFeedIds(name: string, feed: DeletedFeed, since: Date, now: Date): Promise<Set<string>> {
-    const records = await this.withRetries(name, 'deleted feed', () =>
-      this.input.connector.readFeed(feed.path, feedRangeParams(feed, since, now), feed.recordsPath),
-    );
-    return new Set(deletedIds(records, feed));
+  /**
+   * The ids of the records the entity's deleted feed lists as deleted from `since` to `now`, or undefined
+   * when the vendor refuses the range (an upstream 400, 409 or 422: see walkFullAfterRefusedFeed). Other
+   * failures fail the sync, which keeps its mark: the next one asks for the same range again.
+   */
+  private async deletedFeedIds(name: string, feed: DeletedFeed, since: Date, now: Date): Promise<Set<string> | undefined> {
+    try {
+      const records = await this.withRetries(name, 'deleted feed', () =>
+        this.input.connector.readFeed(feed.path, feedRangeParams(feed, since, now), feed.recordsPath),
+      );
+      return new Set(deletedIds(records, feed));
+    } catch (error) {
+      if (!(error instanceof PageError && error.origin instanceof UpstreamRejectedError)) throw error;
+      this.input.log.warn({ connector_id: this.input.row.id, entity: name, err: error.message }, 'the deleted feed refused its range; walking in full');
+      return undefined;
+    }
   }
 
   /**
@@ -590,14 +601,32 @@ export class ConnectorSync {
     return row !== undefined;
   }
 
-  private async syncEntity(item: RunEntity, later: string[]): Promise<EntityOutcome> {
+  /**
+   * The vendor refused the deleted feed's range (Salesforce answers 400 when its delete log no longer
+   * reaches the range's start, purged early for an org with many deletions, or when the range lists more
+   * than 600 000 ids): the deletions since the last sync are unknown, and asking again would be refused
+   * again until the next full sweep. The changes the incremental walk read are stored; a full walk now
+   * finds the deletions (its sweep). The outcome counts both walks.
+   */
+  private async walkFullAfterRefusedFeed(item: RunEntity, later: string[], counts: WalkCounts): Promise<EntityOutcome> {
+    const full = await this.syncEntity(item, later, 'the deleted feed refused its range: a full walk finds the deletions');
+    return {
+      ...full,
+      records: full.records + counts.records,
+      changed: full.changed + counts.changed,
+      pages: full.pages + counts.pages,
+      elapsedMs: performance.now() - counts.started,
+    };
+  }
+
+  private async syncEntity(item: RunEntity, later: string[], fullWhy?: string): Promise<EntityOutcome> {
     const { ctx, row, signal } = this.input;
     const name = item.name;
     const entity = this.entity(name);
     const scope = this.scope(name);
     const memoFields = this.fieldsNeededFrom(name, later);
     const memo: ParentRow[] | undefined = memoFields.length > 0 ? [] : undefined;
-    const walk = item.full ? this.fullWalk(name, 'a full walk was asked for') : await this.walkFor(name);
+    const walk = fullWhy !== undefined ? this.fullWalk(name, fullWhy) : item.full ? this.fullWalk(name, 'a full walk was asked for') : await this.walkFor(name);
     const mode = walk.decision.mode;
     await noteSyncMode(ctx.store.db, row.id, name, mode);
     const filter = changeFilterOf(entity);
@@ -606,6 +635,7 @@ export class ConnectorSync {
     // With a deleted feed: the records this walk read live, which the feed may list as deleted before they came back.
     const readLive = walk.deletions ? new Set<string>() : undefined;
     let fedDeleted = 0;
+    let refusedFeed = false;
     const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
       this.emit({
         connectorId: row.id,
@@ -687,8 +717,14 @@ export class ConnectorSync {
       await settle();
       if (walk.deletions && readLive) {
         const { feed, since } = walk.deletions;
-        const gone = [...(await this.deletedFeedIds(name, feed, since, walk.now))].filter((id) => !readLive.has(id));
-        fedDeleted = await markDeleted(ctx.store.db, scope, gone);
+        const listed = await this.deletedFeedIds(name, feed, since, walk.now);
+        if (listed === undefined) refusedFeed = true;
+        else
+          fedDeleted = await markDeleted(
+            ctx.store.db,
+            scope,
+            [...listed].filter((id) => !readLive.has(id)),
+          );
       }
     } catch (error) {
       // Reading the next page failed or the run stopped: the page written last is accounted for as it would have been.
@@ -716,6 +752,7 @@ export class ConnectorSync {
       }
       return this.fail(item, message(error), counts);
     }
+    if (refusedFeed) return this.walkFullAfterRefusedFeed(item, later, counts);
     const {
       deleted: swept,
       unconfirmed,
