@@ -657,6 +657,28 @@ export interface Search {
     docs: string;
   };
   /**
+   * How a full walk confirms at once that a record it did not read was deleted, for a vendor whose read
+   * of one record answers 404 once the record is deleted (or no longer visible to the connector). A
+   * record a full walk misses is otherwise deleted only when the next sync, a full walk too, misses it
+   * again (a list can leave out a record that still exists while it changes under the walk). With this,
+   * the sweep asks `action` for each record it missed for the first time, the record id in `param`: a
+   * 404 marks it deleted in the same sync; any other answer (the record, an error) leaves it to the next
+   * full walk. At most 100 records a sweep are asked for; when more were missed, none are, and all wait
+   * for the next full walk. Rule `confirm-deletion`: `action` is a GET of the entity that needs no other
+   * param, and the entity's records are stored under one id field.
+   */
+  confirm_deletion?: {
+    /** The entity's action that reads one record by its id (usually `get`). */
+    action: string;
+    /**
+     * The action's param that receives the record id (converted to a number when its schema says integer
+     * or number).
+     */
+    param: string;
+    /** The vendor's page saying the read answers 404 for a record that does not exist. */
+    docs: string;
+  };
+  /**
    * Read-only values added to each semantic search hit's metadata (e.g. the assignee's name), each a dot
    * path of the record. They cannot be filtered on.
    */

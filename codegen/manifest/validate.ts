@@ -473,6 +473,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     }
     checkRepeatedLists(entityName, entity, report);
     checkConfigParams(entityName, entity, m.config ?? {}, report);
+    checkConfirmDeletion(entityName, entity, report);
     if (entity.record.singleton) {
       for (const actionName of Object.keys(entity.actions)) {
         if (actionName !== 'get') report(['entities', entityName, 'actions', actionName], 'singleton-action', 'a singleton entity has only get');
@@ -513,6 +514,57 @@ function checkConfigParams(
         `config param "${param}" names config variable "${variable}", which the manifest's config does not declare${didYouMean(variable, Object.keys(config))}`,
       );
   }
+}
+
+/**
+ * search.confirm_deletion: the sweep reads a missed record by its id alone, so the action is a GET of the
+ * entity taking the id in `param` and no other required param, and the records are stored under one id
+ * field (rule `confirm-deletion`).
+ */
+function checkConfirmDeletion(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+  const confirm = entity.search?.confirm_deletion;
+  if (confirm === undefined) return;
+  const at = ['entities', entityName, 'search', 'confirm_deletion'];
+  const actionNames = Object.keys(entity.actions);
+  const action = entity.actions[confirm.action];
+  if (!action) {
+    report(
+      [...at, 'action'],
+      'confirm-deletion',
+      `confirm_deletion action "${confirm.action}" is not an action of ${entityName}${didYouMean(confirm.action, actionNames)}`,
+    );
+    return;
+  }
+  if (action.method !== 'GET')
+    report(
+      [...at, 'action'],
+      'confirm-deletion',
+      `confirm_deletion action ${entityName}.${confirm.action} is a ${action.method}: the sweep only reads (a GET)`,
+    );
+  const params = action.params ?? {};
+  if (!params[confirm.param]) {
+    report(
+      [...at, 'param'],
+      'confirm-deletion',
+      `confirm_deletion param "${confirm.param}" is not a param of ${entityName}.${confirm.action}${didYouMean(confirm.param, Object.keys(params))}`,
+    );
+    return;
+  }
+  const others = Object.entries(params)
+    .filter(([name, param]) => name !== confirm.param && param.required === true && param.schema.default === undefined)
+    .map(([name]) => name);
+  if (others.length > 0)
+    report(
+      [...at, 'action'],
+      'confirm-deletion',
+      `${entityName}.${confirm.action} also requires ${others.join(', ')}: the sweep knows only the record id (in "${confirm.param}")`,
+    );
+  if (Array.isArray(entity.record.id_field))
+    report(
+      at,
+      'confirm-deletion',
+      `${entityName} records are stored under a composite id (${entity.record.id_field.join(', ')}): confirm_deletion reads a record by one id`,
+    );
 }
 
 /** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */

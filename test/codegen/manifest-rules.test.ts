@@ -147,6 +147,9 @@ const examples: Record<string, Record<string, string>> = {
         RECORD,
     )(VALID),
   },
+  'confirm-deletion': {
+    'acme.yaml': swap(RECORD, `    search: { confirm_deletion: { action: fetch, param: id, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
+  },
   each: { 'acme.yaml': swap(RECORD, `    search: { each: cursor }\n${RECORD}`)(VALID) },
   'config-params': { 'acme.yaml': swap(RECORD, `    search: { config_params: { cursor: tenant } }\n${RECORD}`)(VALID) },
   window: {
@@ -264,6 +267,59 @@ describe('every documented manifest error rule has a failing example', () => {
     const found = diagnostics.find((d) => d.rule === rule);
     expect(found, JSON.stringify(diagnostics, null, 1)).toMatchObject({ line: 30, message });
     expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it.each([
+    [
+      'confirm_deletion: { action: gets, param: id, docs: "https://acme.example/docs" }',
+      30,
+      'confirm_deletion action "gets" is not an action of widgets; did you mean "get"?',
+      '',
+    ],
+    [
+      'confirm_deletion: { action: get, param: ids, docs: "https://acme.example/docs" }',
+      30,
+      'confirm_deletion param "ids" is not a param of widgets.get; did you mean "id"?',
+      '',
+    ],
+    [
+      'confirm_deletion: { action: get, param: id, docs: "https://acme.example/docs" }',
+      30,
+      'widgets.get also requires expand: the sweep knows only the record id (in "id")',
+      '          expand: { in: query, required: true, schema: { type: string } }\n',
+    ],
+    [
+      'confirm_deletion: { action: get, param: id, docs: "https://acme.example/docs" }',
+      30,
+      'widgets records are stored under a composite id (id, name): confirm_deletion reads a record by one id',
+      'composite',
+    ],
+  ])('confirm_deletion: `%s` is refused at its line (%i): %s', (confirm, line, message, change) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    const record = change === 'composite' ? '    record:\n      id_field: [id, name]\n      fields:\n' : RECORD;
+    let yaml = swap(RECORD, `    search:\n      fields: [name]\n      ${confirm}\n${record}`)(VALID);
+    if (change !== '' && change !== 'composite')
+      yaml = swap(
+        '          id: { in: path, required: true, schema: { type: integer } }\n',
+        `          id: { in: path, required: true, schema: { type: integer } }\n${change}`,
+      )(yaml);
+    writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+    const { diagnostics } = loadDefinitions(dir);
+    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule: 'confirm-deletion', line, message })]);
+  });
+
+  it('confirm_deletion: a GET of the entity by its one id passes', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(
+      path.join(dir, 'acme.yaml'),
+      swap(
+        RECORD,
+        `    search:\n      fields: [name]\n      confirm_deletion: { action: get, param: id, docs: "https://acme.example/docs" }\n${RECORD}`,
+      )(VALID),
+    );
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
   });
 
   it('deleted_feed: refused on a composite id and on an entity read per parent (fan_out), at the feed', () => {

@@ -169,11 +169,14 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(quiet).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: second.high_water_mark });
 
     // 4. The full sweep is due (the last one is older than full_sweep_hours): a full walk, which does not read
-    // client 1, deleted at Harvest (a change filter never reports it): it is noted as missed, still live.
+    // client 1, deleted at Harvest (a change filter never reports it). The sweep asks Harvest for it by id, and
+    // Harvest fails to answer (503): it is noted as missed, still live.
     await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
     const remaining = () => page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]);
     api().get('/v2/clients').query({ per_page: '2000' }).reply(200, remaining());
+    const askedFor = api().get('/v2/clients/1').reply(503, { error: 'service_unavailable' });
     const sweptOnce = await syncEntity(id, 'clients');
+    expect(askedFor.isDone()).toBe(true);
     expect(sweptOnce).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full', unconfirmed_deletions: 1, high_water_mark: second.high_water_mark });
     expect(new Date(sweptOnce.last_full_sweep_at ?? 0).getTime()).toBeGreaterThan(new Date(first.last_full_sweep_at ?? 0).getTime());
     // Until the next sync walks in full: inspect shows that sweep as due.
@@ -211,11 +214,13 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .reply(200, page([task(1), task(2), task(3)]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
 
-    // Task 1 was deleted at Harvest. Asked in full: no updated_since, and the sweep notes task 1 as missed at once.
+    // Task 1 was deleted at Harvest. Asked in full: no updated_since; the sweep asks Harvest for the task it
+    // missed, by id, and Harvest answers 404: it is deleted in this sync.
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000' })
       .reply(200, page([task(2), task(3)]));
+    const askedFor = api().get('/v2/tasks/1').reply(404, { error: 'not_found', error_description: 'The object you requested can’t be found.' });
     const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
       entity: 'tasks',
       full: true,
@@ -224,20 +229,16 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.results).toEqual([
-      expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 0, unconfirmed_deletions: 1, record_count: 3 }),
+      expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 1, unconfirmed_deletions: 0, record_count: 2 }),
     ]);
-    // The next sync walks in full again (no updated_since) to confirm it, and marks it deleted.
-    api()
-      .get('/v2/tasks')
-      .query({ per_page: '2000' })
-      .reply(200, page([task(2), task(3)]));
-    expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', unconfirmed_deletions: 0 });
+    expect(askedFor.isDone()).toBe(true);
+    expect(await entityState(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', unconfirmed_deletions: 0 });
     expect((await liveRecords(id, 'tasks')).map((r) => [r.id, r.deleted])).toEqual([
       ['1', true],
       ['2', false],
       ['3', false],
     ]);
-    // The next sync is incremental again.
+    // No walk is left to confirm it: the next sync is incremental again.
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000', updated_since: isoSeconds(t0 - 2 * MINUTE) })
@@ -247,6 +248,61 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const bad = await tenant.api.post<{ errors: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, { full: 'yes' });
     expect(bad.status).toBe(422);
     expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'full', error_code: 'type' })]);
+  });
+
+  it('a missed record that Harvest still answers for stays live until the next full walk; more than 100 missed are not asked for', async () => {
+    const id = await create({ connector_type: 'harvest', name: 'Harvest missed', credentials: { api_token: 'harvest-missed-token', account_id: '777' } });
+    const t0 = Date.now() - 60 * MINUTE;
+    const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-missed-token').matchHeader('harvest-account-id', '777');
+    const task = (n: number) => ({ id: n, name: `Task ${n}`, is_active: true, created_at: isoSeconds(t0), updated_at: isoSeconds(t0) });
+    const page = (tasks: unknown[]) => ({
+      tasks,
+      per_page: 2000,
+      total_pages: 1,
+      total_entries: tasks.length,
+      next_page: null,
+      previous_page: null,
+      page: 1,
+      links: {},
+    });
+    const walk = (tasks: unknown[]) => api().get('/v2/tasks').query({ per_page: '2000' }).reply(200, page(tasks));
+    const fullSync = async () => {
+      const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+        entity: 'tasks',
+        full: true,
+        wait: true,
+        wait_seconds: 30,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.results[0];
+    };
+    const all = Array.from({ length: 103 }, (_, i) => task(i + 1));
+    walk(all);
+    expect(await fullSync()).toMatchObject({ status: 'ready', record_count: 103 });
+
+    // Task 2 was left out of the list though it exists (a list that shifted under the walk): Harvest answers
+    // for it by id, so it is only noted; the next full walk reads it and drops the note.
+    walk(all.filter((t) => t.id !== 2));
+    const stillThere = api().get('/v2/tasks/2').reply(200, task(2));
+    expect(await fullSync()).toMatchObject({ status: 'ready', deleted: 0, unconfirmed_deletions: 1, record_count: 103 });
+    expect(stillThere.isDone()).toBe(true);
+    walk(all);
+    expect(await fullSync()).toMatchObject({ status: 'ready', deleted: 0, unconfirmed_deletions: 0, record_count: 103 });
+
+    // 101 tasks missed at once (more than 100): none is asked for; all wait for the next full walk.
+    const unmatched: string[] = [];
+    const noMatch = (request: { path?: string }) => unmatched.push(request.path ?? '');
+    nock.emitter.on('no match', noMatch);
+    try {
+      walk(all.slice(101));
+      expect(await fullSync()).toMatchObject({ status: 'ready', deleted: 0, unconfirmed_deletions: 101, record_count: 103 });
+      walk(all.slice(101));
+      expect(await fullSync()).toMatchObject({ status: 'ready', deleted: 101, unconfirmed_deletions: 0, record_count: 2 });
+    } finally {
+      nock.emitter.removeListener('no match', noMatch);
+    }
+    // Requests no interceptor answered (the test's own calls to the service are among them): none to Harvest.
+    expect(unmatched.filter((target) => target.startsWith('/v2/'))).toEqual([]);
   });
 
   it('Jira: issues are read per project, then with a relative JQL filter on updated (time-zone independent)', async () => {
@@ -627,6 +683,36 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       ['20001', '10001', true],
       ['20002', '10002', false],
       ['20003', '10002', false],
+    ]);
+  });
+
+  it('Jira: an issue the full sweep misses is asked for by id, and deleted in that sync when Jira answers 404', async () => {
+    const id = await createJira('Jira deleted issue');
+    const updated = new Date(Date.now() - 30 * MINUTE);
+    const issue = (n: number) => ({
+      id: String(10000 + n),
+      key: `ABC-${n}`,
+      fields: { summary: `Issue ${n}`, updated: jiraTime(updated), project: { id: '10000', key: 'ABC' } },
+    });
+    const fullWalk = (issues: unknown[]) => {
+      jiraProjects();
+      jiraApi().get('/rest/api/3/search/jql').query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' }).reply(200, { issues, isLast: true });
+    };
+    fullWalk([issue(1), issue(2)]);
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full' });
+
+    // Issue 1 was deleted: the sweep's full walk does not list it, and Get issue answers 404 (no query: the id alone).
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'issues' });
+    fullWalk([issue(2)]);
+    const askedFor = jiraApi()
+      .get('/rest/api/3/issue/10001')
+      .reply(404, { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} });
+    const swept = await syncEntity(id, 'issues');
+    expect(askedFor.isDone()).toBe(true);
+    expect(swept).toMatchObject({ status: 'ready', entity_count: 1, last_mode: 'full', unconfirmed_deletions: 0 });
+    expect((await liveRecords(id, 'issues')).map((r) => [r.id, r.deleted])).toEqual([
+      ['10001', true],
+      ['10002', false],
     ]);
   });
 

@@ -4,10 +4,11 @@
  * that creates, renames and deletes clients, some with change times a few minutes behind the newest (a vendor's
  * clocks are not one clock), while the service syncs through its API, sometimes with the full sweep due. After every sync the context store must
  * hold every client the model holds, as the model holds it; a client it holds beyond those must be one deleted
- * upstream since the last full sweep (a change filter never reports a deletion), or one deleted before it that the
- * sweep missed for the first time (a record is deleted when two full walks in a row miss it): those are the sweep's
- * unconfirmed deletions, and the next sync walks in full and deletes them. A sync with nothing changed since the one
- * before costs one request.
+ * upstream since the last full sweep (a change filter never reports a deletion). A full sweep asks Harvest for each
+ * client it missed (search.confirm_deletion) and deletes those Harvest answers 404 for, so it leaves exactly the
+ * model; in some steps Harvest fails those reads (503), and the missed clients stay as the sweep's unconfirmed
+ * deletions (a record is deleted when two full walks in a row miss it): the next sync walks in full and deletes them.
+ * A sync with nothing changed since the one before costs one request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFullSweepDue } from '../support/context-store.js';
@@ -60,7 +61,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
     // Clients the last full walk did not read for the first time: still live, deleted by the next full walk.
     let unconfirmed = new Set<string>();
     let changedSinceSync = true;
-    const stats = { syncs: 0, sweeps: 0, confirmations: 0, quiet: 0, created: 0, renamed: 0, deleted: 0, late: 0 };
+    const stats = { syncs: 0, sweeps: 0, confirmations: 0, askedFor: 0, quiet: 0, created: 0, renamed: 0, deleted: 0, late: 0 };
 
     const live = async () => {
       const rows = await service.store.db
@@ -108,6 +109,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
       if (sweep) {
         await makeFullSweepDue(service.store, { connectorId: id, entity: 'clients' });
       }
+      upstream.readsFail = random() < 0.4;
       const before = requests.length;
       const state = await syncEntity(id, 'clients');
       const sent = targets(before).filter((target) => target.includes('/clients'));
@@ -131,6 +133,9 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
           `${where}: clients missed by two full walks in a row are deleted`,
         ).toEqual([]);
         expect(state.unconfirmed_deletions, where).toBe(beyond.length);
+        // Harvest answered the reads of the missed clients: each one it answered 404 for is deleted already.
+        if (!upstream.readsFail) expect(beyond, `${where}: a full sweep deletes the missed clients Harvest answers 404 for`).toEqual([]);
+        if (sent.some((target) => /\/clients\/\d+$/.test(target))) stats.askedFor += 1;
         unconfirmed = new Set(beyond);
         deletedSinceSweep = new Set();
       } else {
@@ -154,6 +159,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
     // The steps took every path: creations, renames, deletions, late stamps, incremental and full syncs, quiet syncs.
     expect(stats.sweeps).toBeGreaterThan(2);
     expect(stats.confirmations).toBeGreaterThan(0);
+    expect(stats.askedFor).toBeGreaterThan(0);
     expect(stats.syncs - stats.sweeps).toBeGreaterThan(20);
     expect(Math.min(stats.quiet, stats.created, stats.renamed, stats.deleted, stats.late)).toBeGreaterThan(0);
     expect((await entityState(id, 'clients')).entity_count).toBe((await live()).size);
@@ -166,6 +172,7 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
       return { id: n, name: `Shifted ${n}`, is_active: true, currency: 'EUR', created_at: stamp, updated_at: stamp };
     };
     // Three pages of 7 (the stand-in's page size): Harvest's pages are numbered, so each is a position in the list.
+    upstream.readsFail = false;
     upstream.clients = Array.from({ length: 15 }, (_, index) => client(15 - index));
     const id = await create({ connector_type: 'harvest', name: 'Harvest shifted', credentials: { api_token: TOKEN, account_id: '123456' } });
     const stored = async () => {
@@ -189,20 +196,20 @@ describe.each(storeKinds())('incremental syncs against a changing upstream, seed
         upstream.clients = upstream.clients.filter((c) => c.id !== 13);
       }
     };
-    const before = upstream.requests.length;
+    let before = upstream.requests.length;
     const swept = await syncEntity(id, 'clients');
     upstream.beforeList = undefined;
-    // Page 2 is the last of the 14 left.
-    expect(upstream.requests.slice(before).map((r) => r.target)).toEqual(['/clients?per_page=2000', '/clients?per_page=2000&page=2']);
-    // Client 8 was not read: it stays, a deletion to confirm (client 13 was read before it was deleted).
+    // Page 2 is the last of the 14 left; then the sweep asks Harvest for client 8, which it did not read.
+    expect(upstream.requests.slice(before).map((r) => r.target)).toEqual(['/clients?per_page=2000', '/clients?per_page=2000&page=2', '/clients/8']);
+    // Harvest still has client 8: it stays, a deletion to confirm (client 13 was read before it was deleted).
     expect(swept).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 15, unconfirmed_deletions: 1 });
     expect(await stored()).toEqual(Array.from({ length: 15 }, (_, index) => 15 - index));
 
-    // The next sync walks in full though the sweep is not due: it reads client 8, and misses client 13 for the first time.
-    expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 15, unconfirmed_deletions: 1 });
-    expect(await stored()).toContain(8);
-    // The one after misses client 13 again and deletes it.
+    // The next sync walks in full though the sweep is not due: it reads client 8, and misses client 13, which
+    // Harvest answers 404 for: deleted at once.
+    before = upstream.requests.length;
     expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'full', entity_count: 14, unconfirmed_deletions: 0 });
+    expect(upstream.requests.slice(before).map((r) => r.target)).toEqual(['/clients?per_page=2000', '/clients?per_page=2000&page=2', '/clients/13']);
     expect(await stored()).toEqual(upstreamIds());
     // And the one after that is incremental again.
     expect(await syncEntity(id, 'clients')).toMatchObject({ status: 'ready', last_mode: 'incremental', entity_count: 14 });

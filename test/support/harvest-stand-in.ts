@@ -4,7 +4,8 @@
  * base URL (https://api.harvestapp.com/v2), so paths arrive with or without /v2: GET /company (the
  * connector check), GET /users and GET /clients paged by page/per_page as Harvest pages (the next link is the
  * request's own URL with the next page and Harvest's ref marker), clients filtered by updated_since (updated at
- * or after it), and an empty page for any other list the background sync reads. Requests without a bearer
+ * or after it), and an empty page for any other list the background sync reads; GET /users/{id} and
+ * GET /clients/{id} answer the record, or 404 as Harvest does for one that does not exist (503 while `readsFail`). Requests without a bearer
  * token or a Harvest-Account-Id answer 401 as Harvest does; every request is logged with its two credentials
  * headers. `beforeList` runs before a list is answered, to change the upstream in the middle of a walk.
  */
@@ -35,6 +36,8 @@ export interface HarvestStandIn {
   requests: HarvestRequest[];
   /** Called with the list (`clients`, `users`, …) and its request's URL before the answer is made from the records. */
   beforeList: ((list: string, url: URL) => void) | undefined;
+  /** While set, a read of one record answers 503 (Harvest unavailable for it). */
+  readsFail: boolean;
   close(): Promise<void>;
 }
 
@@ -109,6 +112,13 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
         links: { first: link(1), next: nextPage === null ? null : link(nextPage), previous: page > 1 ? link(page - 1) : null, last: link(totalPages) },
       });
     }
+    const one = /^(?:\/v2)?\/(users|clients)\/(\d+)$/.exec(url.pathname);
+    if (one) {
+      if (standIn.readsFail) return send(res, 503, { error: 'service_unavailable' });
+      const listed: readonly { id: unknown }[] = one[1] === 'users' ? users : standIn.clients;
+      const record = listed.find((item) => String(item.id) === one[2]);
+      return record ? send(res, 200, record) : send(res, 404, { error: 'not_found' });
+    }
     return send(res, 404, { error: 'not_found' });
   });
   const standIn: HarvestStandIn = {
@@ -117,6 +127,7 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
     clients: [],
     requests,
     beforeList: undefined,
+    readsFail: false,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -367,6 +367,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/users-api/users/users/#list-all-users"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -536,6 +541,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/clients-api/clients/clients/#list-all-clients"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -729,6 +739,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/clients-api/clients/contacts/#list-all-contacts"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -1194,6 +1209,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/projects-api/projects/projects/#list-all-projects"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -1363,6 +1383,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/tasks-api/tasks/tasks/#list-all-tasks"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -1681,6 +1706,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/timesheets-api/timesheets/time-entries/#list-all-time-entries"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -2036,6 +2066,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoices/#list-all-invoices"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -2191,6 +2226,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoice-item-categories/#list-all-invoice-item-categories"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -2476,6 +2516,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimates/#list-all-estimates"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -2617,6 +2662,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimate-item-categories/#list-all-estimate-item-categories"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
         },
         "semantic": []
       },
@@ -2872,6 +2922,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expenses/#list-all-expenses"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -3035,6 +3090,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expense-categories/#list-all-expense-categories"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {
@@ -3174,6 +3234,11 @@ export const definition: ConnectorDefinition = {
           "updated_at",
           "user_ids"
         ],
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://help.getharvest.com/api-v2/introduction/overview/general/"
+        },
         "semantic": []
       },
       "actions": {

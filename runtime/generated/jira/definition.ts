@@ -330,6 +330,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://support.atlassian.com/jira-software-cloud/docs/jql-fields/#Updated"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "issueIdOrKey",
+          "docs": "https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-get"
+        },
         "semantic": []
       },
       "actions": {

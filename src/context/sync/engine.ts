@@ -46,6 +46,7 @@ import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirst
 import { observeUpstream } from '../../observability/observer.js';
 import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 import { deletedFeedOf, deletedIds, deletionsSince, feedRangeParams, type DeletedFeed } from './deleted-feed.js';
+import { confirmMissedDeletions } from './confirm-deletion.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -764,7 +765,16 @@ export class ConnectorSync {
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
-    const deleted = swept + fedDeleted;
+    const confirm = mode === 'full' && unconfirmed > 0 ? entity.search.confirmDeletion : undefined;
+    const confirmed = confirm
+      ? await confirmMissedDeletions(
+          { ctx, connector: this.input.connector, connectorType: row.connector_type, log: this.input.log, signal },
+          scope,
+          entity,
+          confirm,
+        )
+      : undefined;
+    const deleted = swept + fedDeleted + (confirmed?.deleted ?? 0);
     // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
     ctx.statistics.noteRowsWrittenLater('context_records', { connectorId: row.id, entity: name, count: counts.changed + deleted }, (error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
@@ -783,9 +793,9 @@ export class ConnectorSync {
       records: counts.records,
       changed: counts.changed,
       deleted,
-      unconfirmed,
+      unconfirmed: confirmed?.unconfirmed ?? unconfirmed,
       pages: counts.pages,
-      recordCount,
+      recordCount: confirmed?.recordCount ?? recordCount,
       elapsedMs,
     };
     const { elapsedMs: _elapsed, ...logged } = outcome;

@@ -261,7 +261,7 @@ export async function sweepUnseen(db: Db, scope: RecordScope): Promise<SweepResu
   return { deleted: Number(deleted.numAffectedRows ?? 0), unconfirmed: Number(missed.numAffectedRows ?? 0) };
 }
 
-/** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them); returns how many. */
+/** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them, or answered 404 for them); returns how many. */
 export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
   let count = 0;
   for (let start = 0; start < recordIds.length; start += CHUNK) {
@@ -277,6 +277,38 @@ export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[
     count += Number(result.numUpdatedRows);
   }
   return count;
+}
+
+/** Up to `limit` ids of the records the entity's last complete full walk missed (noted by sweepUnseen). */
+export async function missedRecordIds(db: Db, scope: RecordScope, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('context_sync_missed')
+    .select('record_id')
+    .where('connector_id', '=', scope.connectorId)
+    .where('entity', '=', scope.entity)
+    .orderBy('record_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.record_id);
+}
+
+/** Removes these records' notes of a missed record (their deletion was confirmed); returns how many notes are left. */
+export async function forgetMissedRecords(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
+  for (let start = 0; start < recordIds.length; start += CHUNK) {
+    await db
+      .deleteFrom('context_sync_missed')
+      .where('connector_id', '=', scope.connectorId)
+      .where('entity', '=', scope.entity)
+      .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
+      .execute();
+  }
+  const row = await db
+    .selectFrom('context_sync_missed')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('connector_id', '=', scope.connectorId)
+    .where('entity', '=', scope.entity)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** Clears the records noted as missed by the entity's last complete full walk. */

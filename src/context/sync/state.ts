@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
 import { governingChangeFilter, type IncrementalState } from './incremental.js';
-import { forgetSeen, liveCount, sweepUnseen, type RecordScope } from './records.js';
+import { forgetMissedRecords, forgetSeen, liveCount, markDeleted, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -347,6 +347,31 @@ export async function completeEntitySync(
       .returning('unconfirmed_deletions')
       .executeTakeFirst();
     return { deleted: swept.deleted, unconfirmed: state?.unconfirmed_deletions ?? swept.unconfirmed, recordCount };
+  });
+}
+
+/**
+ * Records a full walk missed, confirmed deleted after its sweep (the vendor answered 404 for each: the
+ * entity's search.confirm_deletion): marked deleted now instead of by the next full walk, their notes
+ * removed, and the entity's live count and unconfirmed deletions updated. Returns how many were deleted,
+ * how many deletions stay unconfirmed and the live count.
+ */
+export async function confirmDeletions(
+  db: Db,
+  scope: RecordScope,
+  recordIds: string[],
+): Promise<{ deleted: number; unconfirmed: number; recordCount: number }> {
+  return db.transaction().execute(async (trx) => {
+    const deleted = await markDeleted(trx, scope, recordIds);
+    const unconfirmed = await forgetMissedRecords(trx, scope, recordIds);
+    const recordCount = await liveCount(trx, scope);
+    await trx
+      .updateTable('context_sync_state')
+      .set({ record_count: recordCount, unconfirmed_deletions: unconfirmed })
+      .where('connector_id', '=', scope.connectorId)
+      .where('entity', '=', scope.entity)
+      .execute();
+    return { deleted, unconfirmed, recordCount };
   });
 }
 
