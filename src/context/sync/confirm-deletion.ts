@@ -10,7 +10,7 @@ import { NotFoundError, RateLimitedError, type Connector, type EntityDefinition 
 import { observeUpstream } from '../../observability/observer.js';
 import type { ServiceContext } from '../../service-context.js';
 import { missedRecordIds, type RecordScope } from './records.js';
-import { confirmDeletions } from './state.js';
+import { markConfirmedDeletions } from './state.js';
 
 export type ConfirmDeletion = NonNullable<EntityDefinition['search']['confirmDeletion']>;
 
@@ -75,5 +75,5 @@ export async function confirmMissedDeletions(
       'could not ask the vendor for some missed records; the next full walk decides',
     );
   if (gone.length === 0) return undefined;
-  return confirmDeletions(ctx.store.db, scope, gone);
+  return markConfirmedDeletions(ctx.store.db, scope, gone);
 }

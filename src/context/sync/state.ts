@@ -356,7 +356,7 @@ export async function completeEntitySync(
  * removed, and the entity's live count and unconfirmed deletions updated. Returns how many were deleted,
  * how many deletions stay unconfirmed and the live count.
  */
-export async function confirmDeletions(
+export async function markConfirmedDeletions(
   db: Db,
   scope: RecordScope,
   recordIds: string[],
