@@ -14,7 +14,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
     expect(recordIdParam('', { type: 'integer' })).toBeUndefined();
   });
 
-  it("is declared where the vendor answers 404 for a deleted record: Harvest's entities read by id and Jira issues", () => {
+  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Gong users and calls, Pinterest ad accounts and boards", () => {
     const declared = Object.entries(connectorModules).flatMap(([type, module]) =>
       Object.entries(module.definition.entities)
         .filter(([, entity]) => entity.search.confirmDeletion !== undefined)
@@ -37,7 +37,13 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
         'users',
       ]
         .map((name) => `harvest.${name}: get(id)`)
-        .concat('jira.issues: get(issueIdOrKey)')
+        .concat(
+          'jira.issues: get(issueIdOrKey)',
+          'gong.users: get(id)',
+          'gong.calls: get(id)',
+          'pinterest.ad_accounts: get(ad_account_id)',
+          'pinterest.boards: get(board_id)',
+        )
         .sort(),
     );
   });

@@ -214,6 +214,32 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     ]);
   });
 
+  it('Gong: a call the walk no longer reads is asked for by id, and deleted in that sync when Gong answers 404', async () => {
+    const id = await create({
+      connector_type: 'gong',
+      name: 'Gong calls',
+      credentials: { access_key: 'gong-calls-key', access_key_secret: 'gong-calls-secret' },
+    });
+    const api = () => nock('https://api.gong.io').matchHeader('authorization', `Basic ${Buffer.from('gong-calls-key:gong-calls-secret').toString('base64')}`);
+    const call = (n: number) => ({ id: String(7000 + n), title: `Call ${n}`, started: '2025-01-02T10:00:00Z', primaryUserId: '42' });
+    const walk = (calls: unknown[]) =>
+      api()
+        .get('/v2/calls')
+        .query((query) => query.fromDateTime === '2010-01-01T00:00:00Z' && typeof query.toDateTime === 'string' && Object.keys(query).length === 2)
+        .reply(200, { requestId: 'r', records: { totalRecords: calls.length, currentPageSize: calls.length, currentPageNumber: 0 }, calls });
+    walk([call(1), call(2)]);
+    expect(await syncEntity(id, 'calls')).toMatchObject({ status: 'ready', entity_count: 2 });
+
+    // Call 1 was deleted at Gong: the next walk (calls are read in full every sync) does not list it, and
+    // GET /v2/calls/7001 answers 404.
+    walk([call(2)]);
+    const askedFor = api()
+      .get('/v2/calls/7001')
+      .reply(404, { requestId: 'r404', errors: ['Call ID was not found'] });
+    expect(await syncEntity(id, 'calls')).toMatchObject({ status: 'ready', entity_count: 1, unconfirmed_deletions: 0 });
+    expect(askedFor.isDone()).toBe(true);
+  });
+
   it('Gong: answered scorecards need no range: one walk with the empty filter, page by page; scorecards in one answer', async () => {
     const id = await create({
       connector_type: 'gong',

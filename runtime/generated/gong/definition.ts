@@ -269,6 +269,11 @@ export const definition: ConnectorDefinition = {
           "meetingConsentPageUrl",
           "spokenLanguages"
         ],
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://gong.app.gong.io/ajax/settings/api/documentation/specs?version="
+        },
         "semantic": []
       },
       "actions": {
@@ -489,6 +494,11 @@ export const definition: ConnectorDefinition = {
           "format": "iso8601",
           "start": "2010-01-01T00:00:00Z",
           "docs": "https://help.gong.io/apidocs/retrieve-call-data-by-date-range-v2calls-2"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://gong.app.gong.io/ajax/settings/api/documentation/specs?version="
         },
         "semantic": []
       },

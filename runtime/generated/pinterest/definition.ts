@@ -163,6 +163,11 @@ export const definition: ConnectorDefinition = {
           "updated_time",
           "owner"
         ],
+        "confirmDeletion": {
+          "action": "get",
+          "param": "ad_account_id",
+          "docs": "https://github.com/pinterest/api-description"
+        },
         "semantic": []
       },
       "actions": {
@@ -349,6 +354,11 @@ export const definition: ConnectorDefinition = {
           "owner",
           "media"
         ],
+        "confirmDeletion": {
+          "action": "get",
+          "param": "board_id",
+          "docs": "https://github.com/pinterest/api-description"
+        },
         "semantic": []
       },
       "actions": {
