@@ -186,6 +186,13 @@ describe('every documented manifest error rule has a failing example', () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
+  /** The diagnostics of a connector folder holding this one manifest. */
+  const diagnosticsOf = (yaml: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+    return loadDefinitions(dir).diagnostics;
+  };
 
   it('finds the documented rules (sanity check of the extraction)', () => {
     expect(documented).toEqual(expect.arrayContaining(['yaml-syntax', 'minLength', 'maximum', 'unknown-pagination', 'duplicate-definition-id']));
@@ -295,8 +302,6 @@ describe('every documented manifest error rule has a failing example', () => {
       'composite',
     ],
   ])('confirm_deletion: `%s` is refused at its line (%i): %s', (confirm, line, message, change) => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
-    dirs.push(dir);
     const record = change === 'composite' ? '    record:\n      id_field: [id, name]\n      fields:\n' : RECORD;
     let yaml = swap(RECORD, `    search:\n      fields: [name]\n      ${confirm}\n${record}`)(VALID);
     if (change !== '' && change !== 'composite')
@@ -304,33 +309,18 @@ describe('every documented manifest error rule has a failing example', () => {
         '          id: { in: path, required: true, schema: { type: integer } }\n',
         `          id: { in: path, required: true, schema: { type: integer } }\n${change}`,
       )(yaml);
-    writeFileSync(path.join(dir, 'acme.yaml'), yaml);
-    const { diagnostics } = loadDefinitions(dir);
+    const diagnostics = diagnosticsOf(yaml);
     expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule: 'confirm-deletion', line, message })]);
   });
 
   it('confirm_deletion: a GET of the entity by its one id passes', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
-    dirs.push(dir);
-    writeFileSync(
-      path.join(dir, 'acme.yaml'),
-      swap(
-        RECORD,
-        `    search:\n      fields: [name]\n      confirm_deletion: { action: get, param: id, docs: "https://acme.example/docs" }\n${RECORD}`,
-      )(VALID),
-    );
-    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+    const confirm = 'confirm_deletion: { action: get, param: id, docs: "https://acme.example/docs" }';
+    expect(diagnosticsOf(swap(RECORD, `    search:\n      fields: [name]\n      ${confirm}\n${RECORD}`)(VALID))).toEqual([]);
   });
 
   it('deleted_feed: refused on a composite id and on an entity read per parent (fan_out), at the feed', () => {
     const feed =
       'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: /widgets/deleted, from: since, to: until, format: iso8601, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }';
-    const diagnosticsOf = (yaml: string) => {
-      const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
-      dirs.push(dir);
-      writeFileSync(path.join(dir, 'acme.yaml'), yaml);
-      return loadDefinitions(dir).diagnostics;
-    };
     const composite = swap(RECORD, `    search:\n      fields: [name]\n      ${feed}\n    record:\n      id_field: [id, name]\n      fields:\n`)(VALID);
     expect(diagnosticsOf(composite)).toEqual([
       expect.objectContaining({

@@ -18,6 +18,17 @@ import { connectorSyncApi, useNockedVendors } from '../support/sync-api.js';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 const HARVEST = 'https://api.harvestapp.com';
+/** One page holding every task, as Harvest answers GET /v2/tasks. */
+const tasksPage = (tasks: unknown[]) => ({
+  tasks,
+  per_page: 2000,
+  total_pages: 1,
+  total_entries: tasks.length,
+  next_page: null,
+  previous_page: null,
+  page: 1,
+  links: {},
+});
 const JIRA = 'https://acme.atlassian.net';
 const INTERCOM = 'https://api.intercom.io';
 const SALESFORCE = 'https://acme.my.salesforce.com';
@@ -43,7 +54,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   let tenant: Tenant;
 
   useNockedVendors();
-  const { create, entityState, syncEntity } = connectorSyncApi(() => tenant);
+  const { create, entityState, syncEntity, syncResult } = connectorSyncApi(() => tenant);
 
   beforeAll(async () => {
     service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
@@ -198,20 +209,10 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const t0 = Date.now() - 60 * MINUTE;
     const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-full-token').matchHeader('harvest-account-id', '654321');
     const task = (n: number) => ({ id: n, name: `Task ${n}`, is_active: true, created_at: isoSeconds(t0), updated_at: isoSeconds(t0 + n * MINUTE) });
-    const page = (tasks: unknown[]) => ({
-      tasks,
-      per_page: 2000,
-      total_pages: 1,
-      total_entries: tasks.length,
-      next_page: null,
-      previous_page: null,
-      page: 1,
-      links: {},
-    });
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000' })
-      .reply(200, page([task(1), task(2), task(3)]));
+      .reply(200, tasksPage([task(1), task(2), task(3)]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full' });
 
     // Task 1 was deleted at Harvest. Asked in full: no updated_since; the sweep asks Harvest for the task it
@@ -219,18 +220,17 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000' })
-      .reply(200, page([task(2), task(3)]));
+      .reply(200, tasksPage([task(2), task(3)]));
     const askedFor = api().get('/v2/tasks/1').reply(404, { error: 'not_found', error_description: 'The object you requested can’t be found.' });
-    const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+    expect(await syncResult(id, 'tasks', { full: true })).toMatchObject({
       entity: 'tasks',
-      full: true,
-      wait: true,
-      wait_seconds: 30,
+      status: 'ready',
+      mode: 'full',
+      records: 2,
+      deleted: 1,
+      unconfirmed_deletions: 0,
+      record_count: 2,
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.results).toEqual([
-      expect.objectContaining({ entity: 'tasks', status: 'ready', mode: 'full', records: 2, deleted: 1, unconfirmed_deletions: 0, record_count: 2 }),
-    ]);
     expect(askedFor.isDone()).toBe(true);
     expect(await entityState(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', unconfirmed_deletions: 0 });
     expect((await liveRecords(id, 'tasks')).map((r) => [r.id, r.deleted])).toEqual([
@@ -242,7 +242,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000', updated_since: isoSeconds(t0 - 2 * MINUTE) })
-      .reply(200, page([]));
+      .reply(200, tasksPage([]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'incremental' });
 
     const bad = await tenant.api.post<{ errors: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, { full: 'yes' });
@@ -255,27 +255,8 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const t0 = Date.now() - 60 * MINUTE;
     const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-missed-token').matchHeader('harvest-account-id', '777');
     const task = (n: number) => ({ id: n, name: `Task ${n}`, is_active: true, created_at: isoSeconds(t0), updated_at: isoSeconds(t0) });
-    const page = (tasks: unknown[]) => ({
-      tasks,
-      per_page: 2000,
-      total_pages: 1,
-      total_entries: tasks.length,
-      next_page: null,
-      previous_page: null,
-      page: 1,
-      links: {},
-    });
-    const walk = (tasks: unknown[]) => api().get('/v2/tasks').query({ per_page: '2000' }).reply(200, page(tasks));
-    const fullSync = async () => {
-      const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
-        entity: 'tasks',
-        full: true,
-        wait: true,
-        wait_seconds: 30,
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body.results[0];
-    };
+    const walk = (tasks: unknown[]) => api().get('/v2/tasks').query({ per_page: '2000' }).reply(200, tasksPage(tasks));
+    const fullSync = () => syncResult(id, 'tasks', { full: true });
     const all = Array.from({ length: 103 }, (_, i) => task(i + 1));
     walk(all);
     expect(await fullSync()).toMatchObject({ status: 'ready', record_count: 103 });
@@ -554,25 +535,17 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .once()
       .reply(400, [{ errorCode: 'INVALID_REPLICATION_DATE', message: 'startDate is before the earliest date available' }]);
     const second = fullWalk([lead(2, t0 + MINUTE)]);
-    const res = await tenant.api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+    expect(await syncResult(id, 'leads')).toMatchObject({
       entity: 'leads',
-      wait: true,
-      wait_seconds: 30,
+      status: 'ready',
+      mode: 'full',
+      records: 2,
+      changed: 1,
+      deleted: 0,
+      unconfirmed_deletions: 1,
+      pages: 2,
+      record_count: 2,
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.results).toEqual([
-      expect.objectContaining({
-        entity: 'leads',
-        status: 'ready',
-        mode: 'full',
-        records: 2,
-        changed: 1,
-        deleted: 0,
-        unconfirmed_deletions: 1,
-        pages: 2,
-        record_count: 2,
-      }),
-    ]);
     expect(refused.isDone() && second.isDone()).toBe(true);
     expect(await entityState(id, 'leads')).toMatchObject({
       status: 'ready',
@@ -1278,7 +1251,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     api()
       .get('/v2/tasks')
       .query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) })
-      .reply(200, page([]));
+      .reply(200, tasksPage([]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', last_mode: 'incremental', high_water_mark: first.high_water_mark });
   });
 });

@@ -63,5 +63,18 @@ export function connectorSyncApi(tenantOf: () => Tenant) {
     return entityState(id, entity);
   }
 
-  return { create, entityState, syncEntity };
+  /** Syncs one entity through the API, as `full` asks, and answers its result (the one entry of `results`). */
+  async function syncResult(id: string, entity: string, options: { full?: boolean } = {}): Promise<Record<string, unknown>> {
+    const res = await tenantOf().api.post<{ results: Array<Record<string, unknown>> }>(`${CONNECTORS}/${id}/sync`, {
+      entity,
+      wait: true,
+      wait_seconds: 60,
+      ...options,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    return res.body.results[0] as Record<string, unknown>;
+  }
+
+  return { create, entityState, syncEntity, syncResult };
 }
