@@ -14,7 +14,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
     expect(recordIdParam('', { type: 'integer' })).toBeUndefined();
   });
 
-  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Gong users and calls, Pinterest ad accounts and boards", () => {
+  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Intercom contacts, Gong users and calls, Pinterest ad accounts and boards", () => {
     const declared = Object.entries(connectorModules).flatMap(([type, module]) =>
       Object.entries(module.definition.entities)
         .filter(([, entity]) => entity.search.confirmDeletion !== undefined)
@@ -40,6 +40,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
         .concat(
           'jira.issues: get(issueIdOrKey)',
           'gong.users: get(id)',
+          'intercom.contacts: get(id)',
           'gong.calls: get(id)',
           'pinterest.ad_accounts: get(ad_account_id)',
           'pinterest.boards: get(board_id)',

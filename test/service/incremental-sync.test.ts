@@ -1152,6 +1152,28 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Intercom: a contact the full sweep misses is asked for by id, and deleted in that sync when Intercom answers 404', async () => {
+    const id = await create({ connector_type: 'intercom', name: 'Intercom deleted', credentials: { access_token: 'intercom-deleted-token' } });
+    const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-deleted-token').matchHeader('intercom-version', '2.14');
+    const base = Math.floor(Date.now() / 1000) - 3600;
+    const contact = (n: number) => ({ type: 'contact', id: `c${n}`, role: 'user', email: `c${n}@example.com`, created_at: base, updated_at: base });
+    const walk = (data: unknown[]) =>
+      api()
+        .get('/contacts')
+        .query({ per_page: '150' })
+        .reply(200, { type: 'list', data, pages: { type: 'pages', per_page: 150 } });
+    walk([contact(1), contact(2)]);
+    expect(await syncEntity(id, 'contacts')).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full' });
+
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'contacts' });
+    walk([contact(2)]);
+    const askedFor = api()
+      .get('/contacts/c1')
+      .reply(404, { type: 'error.list', request_id: 'r1', errors: [{ code: 'not_found', message: 'Contact Not Found' }] });
+    expect(await syncResult(id, 'contacts')).toMatchObject({ status: 'ready', mode: 'full', deleted: 1, unconfirmed_deletions: 0, record_count: 1 });
+    expect(askedFor.isDone()).toBe(true);
+  });
+
   it('Intercom: conversation parts are read for every conversation by a full walk, then only for the conversations whose updated_at moved', async () => {
     const id = await create({ connector_type: 'intercom', name: 'Intercom parts', credentials: { access_token: 'intercom-secret-token' } });
     /** One run of conversations then their parts, as a sync of the whole connector orders them. */

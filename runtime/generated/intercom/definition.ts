@@ -586,6 +586,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/contacts/searchcontacts"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "id",
+          "docs": "https://developers.intercom.com/docs/references/2.1/rest-api/contacts/get-contact"
+        },
         "semantic": []
       },
       "actions": {
