@@ -559,12 +559,14 @@ function checkConfirmDeletion(entityName: string, entity: Entity, report: (segme
       'confirm-deletion',
       `${entityName}.${confirm.action} also requires ${others.join(', ')}: the sweep knows only the record id (in "${confirm.param}")`,
     );
-  if (Array.isArray(entity.record.id_field))
-    report(
-      at,
-      'confirm-deletion',
-      `${entityName} records are stored under a composite id (${entity.record.id_field.join(', ')}): confirm_deletion reads a record by one id`,
-    );
+  const composite = compositeId(entity);
+  if (composite)
+    report(at, 'confirm-deletion', `${entityName} records are stored under a composite id (${composite}): confirm_deletion reads a record by one id`);
+}
+
+/** The fields of the entity's composite id, joined, or undefined when its records are stored under one id field. */
+function compositeId(entity: Entity): string | undefined {
+  return Array.isArray(entity.record.id_field) ? entity.record.id_field.join(', ') : undefined;
 }
 
 /** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */
@@ -636,19 +638,15 @@ type DeletedFeed = NonNullable<NonNullable<NonNullable<Manifest['entities'][stri
  */
 function checkDeletedFeed(
   entityName: string,
-  entity: Manifest['entities'][string],
+  entity: Entity,
   feed: DeletedFeed,
   report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
 ): void {
   const at = ['entities', entityName, 'search', 'incremental', 'deleted_feed'];
   const fanOut = entity.search?.fan_out;
   if (fanOut) report(at, 'deleted-feed', `${entityName} is read once per ${fanOut.entity} (fan_out): a deleted feed is read once per sync, for root entities`);
-  if (Array.isArray(entity.record.id_field))
-    report(
-      at,
-      'deleted-feed',
-      `${entityName} records are stored under a composite id (${entity.record.id_field.join(', ')}): a deleted feed names records by one id`,
-    );
+  const composite = compositeId(entity);
+  if (composite) report(at, 'deleted-feed', `${entityName} records are stored under a composite id (${composite}): a deleted feed names records by one id`);
   if (/[{}]/.test(feed.path))
     report([...at, 'path'], 'deleted-feed', `deleted_feed path "${feed.path}" has a template: the sync sends only ${feed.from} and ${feed.to}`);
   if (feed.from === feed.to) report([...at, 'to'], 'deleted-feed', `deleted_feed from and to are the same param "${feed.from}"`);

@@ -166,7 +166,8 @@ const contextStoreReadinessSchema = {
           },
           last_full_sweep_at: {
             ...nullableTimestamp,
-            description: 'Start of the last complete full walk, which marked deleted the records it and the full walk before it did not read.',
+            description:
+              'Start of the last complete full walk, which marked deleted the records it and the full walk before it did not read (and, where the connector asks the vendor for a record it did not read, those the vendor answered 404 for).',
           },
           unconfirmed_deletions: {
             type: 'integer',

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { NotFoundError, RateLimitedError, type Connector, type EntityDefinition } from '../../../runtime/index.js';
 import { observeUpstream } from '../../observability/observer.js';
 import type { ServiceContext } from '../../service-context.js';
+import type { ConnectorRow } from '../../services/connector-lookup.js';
 import { missedRecordIds, type RecordScope } from './records.js';
 import { markConfirmedDeletions } from './state.js';
 
@@ -17,10 +18,11 @@ export type ConfirmDeletion = NonNullable<EntityDefinition['search']['confirmDel
 /** Records asked for after one sweep at most; a sweep that missed more leaves every one to the next full walk. */
 export const MAX_CONFIRMED_DELETIONS = 100;
 
+/** What the asking needs of the sync's run (its RunInput). */
 export interface Confirmation {
   ctx: ServiceContext;
   connector: Connector;
-  connectorType: string;
+  row: Pick<ConnectorRow, 'connector_type'>;
   log: FastifyBaseLogger;
   signal: AbortSignal;
 }
@@ -45,7 +47,7 @@ export async function confirmMissedDeletions(
   entity: EntityDefinition,
   confirm: ConfirmDeletion,
 ): Promise<{ deleted: number; unconfirmed: number; recordCount: number } | undefined> {
-  const { ctx, connector, connectorType, log, signal } = confirmation;
+  const { ctx, connector, row, log, signal } = confirmation;
   const missed = await missedRecordIds(ctx.store.db, scope, MAX_CONFIRMED_DELETIONS + 1);
   if (missed.length === 0 || missed.length > MAX_CONFIRMED_DELETIONS) return undefined;
   const schema = entity.actions[confirm.action]?.params[confirm.param]?.schema;
@@ -57,7 +59,7 @@ export async function confirmMissedDeletions(
     const value = recordIdParam(recordId, schema);
     if (value === undefined) continue;
     try {
-      await observeUpstream(ctx, connectorType, () => connector.execute(scope.entity, confirm.action, { [confirm.param]: value }));
+      await observeUpstream(ctx, row.connector_type, () => connector.execute(scope.entity, confirm.action, { [confirm.param]: value }));
     } catch (error) {
       if (error instanceof NotFoundError) {
         gone.push(recordId);

@@ -95,7 +95,10 @@ export interface EntityOutcome {
   mode?: SyncMode;
   records: number;
   changed: number;
-  /** Records marked deleted: by the final sweep (missed by this full walk and the one before), or named by the entity's deleted feed. */
+  /**
+   * Records marked deleted: by the final sweep (missed by this full walk and the one before, or by this one
+   * and answered 404 when asked for by id), or named by the entity's deleted feed.
+   */
   deleted: number;
   /** Live records the entity's last complete full walk (this one, if full) missed for the first time: the next full walk, at the next sync, deletes them if it misses them too. */
   unconfirmed: number;
@@ -766,14 +769,7 @@ export class ConnectorSync {
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
     const confirm = mode === 'full' && unconfirmed > 0 ? entity.search.confirmDeletion : undefined;
-    const confirmed = confirm
-      ? await confirmMissedDeletions(
-          { ctx, connector: this.input.connector, connectorType: row.connector_type, log: this.input.log, signal },
-          scope,
-          entity,
-          confirm,
-        )
-      : undefined;
+    const confirmed = confirm ? await confirmMissedDeletions(this.input, scope, entity, confirm) : undefined;
     const deleted = swept + fedDeleted + (confirmed?.deleted ?? 0);
     // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
     ctx.statistics.noteRowsWrittenLater('context_records', { connectorId: row.id, entity: name, count: counts.changed + deleted }, (error: unknown) =>

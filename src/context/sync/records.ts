@@ -292,23 +292,19 @@ export async function missedRecordIds(db: Db, scope: RecordScope, limit: number)
   return rows.map((row) => row.record_id);
 }
 
-/** Removes these records' notes of a missed record (their deletion was confirmed); returns how many notes are left. */
+/** Removes these records' notes of a missed record (their deletion was confirmed); returns how many were removed. */
 export async function forgetMissedRecords(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
+  let count = 0;
   for (let start = 0; start < recordIds.length; start += CHUNK) {
-    await db
+    const result = await db
       .deleteFrom('context_sync_missed')
       .where('connector_id', '=', scope.connectorId)
       .where('entity', '=', scope.entity)
       .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
-      .execute();
+      .executeTakeFirst();
+    count += Number(result.numDeletedRows);
   }
-  const row = await db
-    .selectFrom('context_sync_missed')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('connector_id', '=', scope.connectorId)
-    .where('entity', '=', scope.entity)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return count;
 }
 
 /** Clears the records noted as missed by the entity's last complete full walk. */

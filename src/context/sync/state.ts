@@ -353,8 +353,8 @@ export async function completeEntitySync(
 /**
  * Records a full walk missed, confirmed deleted after its sweep (the vendor answered 404 for each: the
  * entity's search.confirm_deletion): marked deleted now instead of by the next full walk, their notes
- * removed, and the entity's live count and unconfirmed deletions updated. Returns how many were deleted,
- * how many deletions stay unconfirmed and the live count.
+ * removed, and the live count and unconfirmed deletions completeEntitySync stored lowered by as many.
+ * Returns how many were deleted, how many deletions stay unconfirmed and the live count.
  */
 export async function markConfirmedDeletions(
   db: Db,
@@ -363,15 +363,18 @@ export async function markConfirmedDeletions(
 ): Promise<{ deleted: number; unconfirmed: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
     const deleted = await markDeleted(trx, scope, recordIds);
-    const unconfirmed = await forgetMissedRecords(trx, scope, recordIds);
-    const recordCount = await liveCount(trx, scope);
-    await trx
+    const forgotten = await forgetMissedRecords(trx, scope, recordIds);
+    const state = await trx
       .updateTable('context_sync_state')
-      .set({ record_count: recordCount, unconfirmed_deletions: unconfirmed })
+      .set((eb) => ({
+        record_count: eb('record_count', '-', deleted),
+        unconfirmed_deletions: eb('unconfirmed_deletions', '-', forgotten),
+      }))
       .where('connector_id', '=', scope.connectorId)
       .where('entity', '=', scope.entity)
-      .execute();
-    return { deleted, unconfirmed, recordCount };
+      .returning(['record_count', 'unconfirmed_deletions'])
+      .executeTakeFirstOrThrow();
+    return { deleted, unconfirmed: state.unconfirmed_deletions, recordCount: state.record_count };
   });
 }
 
