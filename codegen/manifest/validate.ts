@@ -470,6 +470,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if (/\{[a-z_]+\}/.test(stray)) report([...at, 'template'], 'template-syntax', 'an incremental template knows only {value} and {current}');
       }
       if (incremental.deleted_feed) checkDeletedFeed(entityName, entity, incremental.deleted_feed, report);
+      if (incremental.removed) checkRemoved(entityName, entity, incremental, incremental.removed, fieldNames, report);
     }
     checkRepeatedLists(entityName, entity, report);
     checkConfigParams(entityName, entity, m.config ?? {}, report);
@@ -630,12 +631,51 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
   }
 }
 
-type DeletedFeed = NonNullable<NonNullable<NonNullable<Manifest['entities'][string]['search']>['incremental']>['deleted_feed']>;
+type Incremental = NonNullable<NonNullable<Manifest['entities'][string]['search']>['incremental']>;
+type DeletedFeed = NonNullable<Incremental['deleted_feed']>;
 
 /**
  * incremental.deleted_feed is a GET of a fixed path with the range's two ends as query params, read once per sync:
  * for an entity without fan_out whose records are stored under one id field.
  */
+/**
+ * search.incremental.removed: the params that make the vendor list archived or trashed records are sent
+ * with the change filter, so they are params of the incremental action (not the filter's own) that accept
+ * the values; the field that marks such a record is a record field (rule `removed`).
+ */
+function checkRemoved(
+  entityName: string,
+  entity: Entity,
+  incremental: Incremental,
+  removed: NonNullable<Incremental['removed']>,
+  fieldNames: Set<string>,
+  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+): void {
+  const at = ['entities', entityName, 'search', 'incremental', 'removed'];
+  const actionName = incremental.action ?? 'list';
+  const action = entity.actions[actionName];
+  const declared = action?.params ?? {};
+  // Without the action, rule incremental-action has said so.
+  for (const [name, value] of action ? Object.entries(removed.params) : []) {
+    const param = declared[name];
+    if (!param) {
+      report(
+        [...at, 'params', name],
+        'unknown-param',
+        `removed param "${name}" is not a param of ${entityName}.${actionName}${didYouMean(name, Object.keys(declared))}`,
+        true,
+      );
+    } else if (name === incremental.param) {
+      report([...at, 'params', name], 'removed', `removed param "${name}" is the change filter's param: ask for removed records with another param`, true);
+    } else if (!paramValues().validate(param.schema, value)) {
+      report([...at, 'params', name], 'removed', `removed param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`);
+    }
+  }
+  const first = removed.field.split('.')[0] as string;
+  if (!fieldNames.has(first))
+    report([...at, 'field'], 'removed', `removed field "${removed.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
+}
+
 function checkDeletedFeed(
   entityName: string,
   entity: Entity,

@@ -591,6 +591,23 @@ export interface Search {
       /** The vendor's page that documents the feed. */
       docs: string;
     };
+    /**
+     * For a vendor that hides archived or trashed records from its list unless asked, and then marks them
+     * with a field (Linear's `includeArchived` and `archivedAt`): the incremental walk sends `params` too,
+     * and a record it reads whose `field` is set (neither absent, null, false nor empty) is marked deleted
+     * at once instead of stored, as a full walk, which does not send `params`, would no longer list it.
+     * Only records the change filter returns are read: the template should also ask by the removal time
+     * when removing a record does not move its change time (rule `removed`: `params` are params of
+     * `action` that accept the values, and `field` is a record field).
+     */
+    removed?: {
+      /** The params of `action` that make the vendor list removed records too, sent as they are. */
+      params: JsonObject;
+      /** Record field (dot path) that is set on a removed record. */
+      field: string;
+      /** The vendor's page that documents the params or the field. */
+      docs: string;
+    };
   };
   /**
    * For a list that answers one kind of record per call (Klaviyo's campaigns of one channel, Pylon's

@@ -147,6 +147,13 @@ const examples: Record<string, Record<string, string>> = {
         RECORD,
     )(VALID),
   },
+  removed: {
+    'acme.yaml': swap(
+      RECORD,
+      `    search: { incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: { cursor: archived }, field: name, docs: "https://acme.example/docs" } } }\n` +
+        RECORD,
+    )(VALID),
+  },
   'confirm-deletion': {
     'acme.yaml': swap(RECORD, `    search: { confirm_deletion: { action: fetch, param: id, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
   },
@@ -311,6 +318,30 @@ describe('every documented manifest error rule has a failing example', () => {
       )(yaml);
     const diagnostics = diagnosticsOf(yaml);
     expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule: 'confirm-deletion', line, message })]);
+  });
+
+  it.each([
+    ['{ archivd: true }', 'archivedAt', 'unknown-param', 'removed param "archivd" is not a param of widgets.list; did you mean "archived"?'],
+    ['{ archived: "yes" }', 'archivedAt', 'removed', 'removed param "archived" value must be boolean'],
+    ['{ archived: true }', 'archived_at', 'removed', 'removed field "archived_at" is not a record field of widgets; did you mean "archivedAt"?'],
+  ])('incremental.removed: params %s with field %s are refused (%s): %s', (params, field, rule, message) => {
+    const incremental = `incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: ${params}, field: ${field}, docs: "https://acme.example/docs" } }`;
+    const yaml = swap(
+      '          cursor: { in: query, schema: { type: string } }\n',
+      '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
+    )(swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n${RECORD}        archivedAt: string\n`)(VALID));
+    const diagnostics = diagnosticsOf(yaml);
+    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule, line: 30, message })]);
+  });
+
+  it('incremental.removed: a param of the action that accepts the value and a record field pass', () => {
+    const incremental =
+      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: { archived: true }, field: archivedAt, docs: "https://acme.example/docs" } }';
+    const yaml = swap(
+      '          cursor: { in: query, schema: { type: string } }\n',
+      '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
+    )(swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n${RECORD}        archivedAt: string\n`)(VALID));
+    expect(diagnosticsOf(yaml)).toEqual([]);
   });
 
   it('confirm_deletion: a GET of the entity by its one id passes', () => {

@@ -1113,6 +1113,52 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Linear: issues changed or archived since the mark are asked for with includeArchived; an archived or trashed issue is deleted at once', async () => {
+    const id = await create({ connector_type: 'linear', name: 'Linear', credentials: { api_key: 'lin_api_incremental_secret' } });
+    const t0 = Date.now() - 60 * MINUTE;
+    const at = (ms: number) => new Date(ms).toISOString();
+    const issue = (n: number, updatedAt: number, archivedAt: number | null = null) => ({
+      id: `issue-${n}`,
+      identifier: `ENG-${n}`,
+      title: `Issue ${n}`,
+      createdAt: at(t0 - 60 * MINUTE),
+      updatedAt: at(updatedAt),
+      archivedAt: archivedAt === null ? null : at(archivedAt),
+    });
+    const bodies: Array<{ variables: Record<string, unknown>; query: string }> = [];
+    const answer = (nodes: unknown[]) =>
+      nock('https://api.linear.app')
+        .matchHeader('authorization', 'lin_api_incremental_secret')
+        .post('/graphql', (body) => {
+          bodies.push(body);
+          return true;
+        })
+        .reply(200, { data: { issues: { nodes, pageInfo: { hasNextPage: false, endCursor: null } } } });
+
+    answer([issue(1, t0), issue(2, t0 + 10 * MINUTE), issue(3, t0 + 20 * MINUTE)]);
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'full', high_water_mark: at(t0 + 20 * MINUTE) });
+
+    // Issue 1 was archived without moving its updatedAt, issue 2 trashed (archived too), issue 3 edited.
+    answer([issue(1, t0, t0 + 25 * MINUTE), issue(2, t0 + 30 * MINUTE, t0 + 30 * MINUTE), issue(3, t0 + 40 * MINUTE)]);
+    expect(await syncResult(id, 'issues')).toMatchObject({ status: 'ready', mode: 'incremental', records: 3, deleted: 2, record_count: 1 });
+    const since = at(t0 + 20 * MINUTE - 5 * MINUTE);
+    expect(bodies.map((body) => body.variables)).toEqual([
+      { first: 250 },
+      { first: 250, filter: { or: [{ updatedAt: { gte: since } }, { archivedAt: { gte: since } }] }, includeArchived: true },
+    ]);
+    expect(bodies[1]?.query).toContain('issues(first: $first, after: $after, filter: $filter, includeArchived: $includeArchived)');
+    expect((await liveRecords(id, 'issues')).map((r) => [r.id, r.deleted, r.data.updatedAt])).toEqual([
+      ['issue-1', true, at(t0)],
+      ['issue-2', true, at(t0 + 10 * MINUTE)],
+      ['issue-3', false, at(t0 + 40 * MINUTE)],
+    ]);
+    expect(await entityState(id, 'issues')).toMatchObject({ high_water_mark: at(t0 + 40 * MINUTE) });
+
+    // Restored: the next incremental sync reads issue 1 unarchived, and it is live again.
+    answer([issue(1, t0 + 50 * MINUTE)]);
+    expect(await syncResult(id, 'issues')).toMatchObject({ status: 'ready', mode: 'incremental', deleted: 0, record_count: 2 });
+  });
+
   it('Intercom: contacts changed since the mark come from the search endpoint (api_search) with an updated_at query', async () => {
     const id = await create({ connector_type: 'intercom', name: 'Intercom', credentials: { access_token: 'intercom-secret-token' } });
     const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-secret-token');

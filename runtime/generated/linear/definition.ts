@@ -454,12 +454,19 @@ export const definition: ConnectorDefinition = {
           "action": "list",
           "param": "filter",
           "format": "iso8601_millis",
-          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "template": "{\"or\": [{\"updatedAt\": {\"gte\": \"{value}\"}}, {\"archivedAt\": {\"gte\": \"{value}\"}}]}",
           "field": "updatedAt",
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://linear.app/developers/filtering"
+          "docs": "https://linear.app/developers/filtering",
+          "removed": {
+            "params": {
+              "includeArchived": true
+            },
+            "field": "archivedAt",
+            "docs": "https://linear.app/changelog/2019-11-26-api-improvements"
+          }
         },
         "metadata": {
           "assignee_name": "assignee.name",
@@ -480,7 +487,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List issues visible to the credential, oldest first.",
+          "description": "List issues visible to the credential, oldest first (archived and trashed issues only with includeArchived).",
           "method": "POST",
           "path": "/graphql",
           "params": {
@@ -515,6 +522,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "filter"
+            },
+            "includeArchived": {
+              "in": "variables",
+              "schema": {
+                "type": "boolean",
+                "description": "Also list archived and trashed issues (archivedAt set). Linear's default is false."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "includeArchived"
             }
           },
           "result": "many",
@@ -522,7 +539,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.issues.nodes",
           "graphql": {
-            "document": "query Issues($first: Int, $after: String, $filter: IssueFilter) {\n  issues(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Issues($first: Int, $after: String, $filter: IssueFilter, $includeArchived: Boolean) {\n  issues(first: $first, after: $after, filter: $filter, includeArchived: $includeArchived) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",

@@ -51,7 +51,7 @@ export interface LinearIssuesRecord {
   sourceComment: Record<string, unknown> | null;
 }
 
-/** List issues visible to the credential, oldest first. */
+/** List issues visible to the credential, oldest first (archived and trashed issues only with includeArchived). */
 export interface LinearIssuesListParams {
   /** Page size, 1 to 250 (Linear default 50). */
   first?: number;
@@ -59,6 +59,8 @@ export interface LinearIssuesListParams {
   after?: string;
   /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
   filter?: Record<string, unknown>;
+  /** Also list archived and trashed issues (archivedAt set). Linear's default is false. */
+  includeArchived?: boolean;
 }
 
 export interface LinearIssuesListPagination {

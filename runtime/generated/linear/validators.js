@@ -16,13 +16,17 @@ const schema11 = {
         "filter": {
             "type": "object",
             "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        },
+        "includeArchived": {
+            "type": "boolean",
+            "description": "Also list archived and trashed issues (archivedAt set). Linear's default is false."
         }
     },
     "additionalProperties": false
 };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
+        if (!((((key0 === "first") || (key0 === "after")) || (key0 === "filter")) || (key0 === "includeArchived"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -129,14 +133,32 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.includeArchived !== undefined) {
+        if (typeof data.includeArchived !== "boolean") {
+            const err6 = {
+                instancePath: instancePath + "/includeArchived",
+                schemaPath: "#/properties/includeArchived/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err6];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err6);
+        vErrors.push(err7);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }

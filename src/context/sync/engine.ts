@@ -42,7 +42,17 @@ import {
 } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
-import { changeFilterOf, changeFilterParams, changeTime, decideMode, NewestFirstStop, unconfirmedWhy, type ModeDecision } from './incremental.js';
+import {
+  changeFilterOf,
+  changeFilterParams,
+  changeTime,
+  decideMode,
+  NewestFirstStop,
+  RemovedRecords,
+  unconfirmedWhy,
+  type ChangeFilter,
+  type ModeDecision,
+} from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
 import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 import { deletedFeedOf, deletedIds, deletionsSince, feedRangeParams, type DeletedFeed } from './deleted-feed.js';
@@ -214,6 +224,16 @@ interface PageInWrite {
   records: PreparedRecord[];
   context: Record<string, unknown>;
   write: Promise<PageWrite>;
+}
+
+/** The latest change time among `records` and `latest`. */
+function latestOf(latest: number | undefined, records: PreparedRecord[], filter: ChangeFilter | undefined): number | undefined {
+  let result = latest;
+  for (const record of records) {
+    const changed = filter ? changeTime(record.data, filter) : undefined;
+    if (changed !== undefined && (result === undefined || changed > result)) result = changed;
+  }
+  return result;
 }
 
 function sharesRecord(earlier: PreparedRecord[], later: PreparedRecord[]): boolean {
@@ -638,7 +658,10 @@ export class ConnectorSync {
     const counts: WalkCounts = { records: 0, changed: 0, pages: 0, started: performance.now(), mode };
     // With a deleted feed: the records this walk read live, which the feed may list as deleted before they came back.
     const readLive = walk.deletions ? new Set<string>() : undefined;
+    // Archived or trashed records the incremental walk asked the vendor to list too: deleted, not stored.
+    const removal = mode === 'incremental' && filter?.removed ? new RemovedRecords(filter.removed) : undefined;
     let fedDeleted = 0;
+    let removedDeleted = 0;
     let refusedFeed = false;
     const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
       this.emit({
@@ -699,7 +722,10 @@ export class ConnectorSync {
         for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
-          const { records } = preparePage(items, entity.record);
+          const { records: read } = preparePage(items, entity.record);
+          const records = removal ? removal.live(read) : read;
+          if (records.length < read.length) latestChange = latestOf(latestChange, read, filter);
+          counts.records += read.length - records.length;
           // The later version of a record is written after the earlier one.
           if (writing && sharesRecord(writing.records, records)) await settle();
           const previous = writing;
@@ -719,6 +745,7 @@ export class ConnectorSync {
         }
       }
       await settle();
+      if (removal) removedDeleted = await markDeleted(ctx.store.db, scope, removal.recordIds);
       if (walk.deletions && readLive) {
         const { feed, since } = walk.deletions;
         const listed = await this.deletedFeedIds(name, feed, since, walk.now);
@@ -770,7 +797,7 @@ export class ConnectorSync {
     });
     const confirm = mode === 'full' && unconfirmed > 0 ? entity.search.confirmDeletion : undefined;
     const confirmed = confirm ? await confirmMissedDeletions(this.input, scope, entity, confirm) : undefined;
-    const deleted = swept + fedDeleted + (confirmed?.deleted ?? 0);
+    const deleted = swept + fedDeleted + removedDeleted + (confirmed?.deleted ?? 0);
     // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
     ctx.statistics.noteRowsWrittenLater('context_records', { connectorId: row.id, entity: name, count: counts.changed + deleted }, (error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
