@@ -107,7 +107,8 @@ export interface EntityOutcome {
   changed: number;
   /**
    * Records marked deleted: by the final sweep (missed by this full walk and the one before, or by this one
-   * and answered 404 when asked for by id), or named by the entity's deleted feed.
+   * and answered 404 when asked for by id), named by the entity's deleted feed, or read removed (archived)
+   * by this incremental walk.
    */
   deleted: number;
   /** Live records the entity's last complete full walk (this one, if full) missed for the first time: the next full walk, at the next sync, deletes them if it misses them too. */
