@@ -473,6 +473,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       if (incremental.removed) checkRemoved(entityName, entity, incremental, incremental.removed, fieldNames, report);
     }
     checkRepeatedLists(entityName, entity, report);
+    checkSearchParams(entityName, entity, report);
     checkConfigParams(entityName, entity, m.config ?? {}, report);
     checkConfirmDeletion(entityName, entity, report);
     if (entity.record.singleton) {
@@ -486,6 +487,37 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   }
   checkConnectorCheck(m, report);
   return diagnostics;
+}
+
+/**
+ * search.params: sent with every list call of a sync, so each is a param of `list` that accepts the value,
+ * and not one the sync fills itself (rule `search-params`).
+ */
+function checkSearchParams(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+  const search = entity.search ?? {};
+  if (search.params === undefined) return;
+  const at = ['entities', entityName, 'search', 'params'];
+  const list = entity.actions.list;
+  if (!list) {
+    report(at, 'search-params', `params are sent with ${entityName}.list, which this entity does not declare`);
+    return;
+  }
+  const declared = list.params ?? {};
+  const filled = new Map<string, string>();
+  if (search.fan_out) filled.set(search.fan_out.param, 'the fan_out param');
+  if (search.each !== undefined) filled.set(search.each, 'the each param');
+  if (search.window) for (const end of [search.window.from, search.window.to]) filled.set(end.split('.')[0] as string, 'a window end');
+  for (const param of Object.keys(search.config_params ?? {})) filled.set(param, 'a config param');
+  if (search.incremental?.param !== undefined) filled.set(search.incremental.param, "the change filter's param");
+  for (const [name, value] of Object.entries(search.params)) {
+    const param = declared[name];
+    const role = filled.get(name);
+    if (!param)
+      report([...at, name], 'unknown-param', `search param "${name}" is not a param of ${entityName}.list${didYouMean(name, Object.keys(declared))}`, true);
+    else if (role !== undefined) report([...at, name], 'search-params', `search param "${name}" is ${role}, which the sync fills itself`, true);
+    else if (!paramValues().validate(param.schema, value))
+      report([...at, name], 'search-params', `search param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`);
+  }
 }
 
 /** A sample the generator formats an instant param with, to check it against the param's schema. */

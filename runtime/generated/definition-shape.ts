@@ -610,6 +610,14 @@ export interface Search {
     };
   };
   /**
+   * Params a sync sends, as they are, with every call of the entity's `list` (and of the incremental
+   * action, where it declares them), for a list that leaves records out unless asked: ClickUp's closed
+   * tasks and subtasks, Sentry's issues of every status. Callers of `list` get the vendor's default.
+   * Each is a param of `list` whose schema accepts the value, and none is a param the sync fills itself
+   * (fan_out, each, window, config_params, the change filter's): rules `unknown-param`, `search-params`.
+   */
+  params?: JsonObject;
+  /**
    * For a list that answers one kind of record per call (Klaviyo's campaigns of one channel, Pylon's
    * custom fields of one object type): a required param of `list` with an `enum`. A sync lists the
    * entity once per enum value, each walk with that value, and the full walks together are the entity

@@ -158,6 +158,7 @@ const examples: Record<string, Record<string, string>> = {
     'acme.yaml': swap(RECORD, `    search: { confirm_deletion: { action: fetch, param: id, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
   },
   each: { 'acme.yaml': swap(RECORD, `    search: { each: cursor }\n${RECORD}`)(VALID) },
+  'search-params': { 'acme.yaml': swap(RECORD, `    search: { params: { cursor: 7 } }\n${RECORD}`)(VALID) },
   'config-params': { 'acme.yaml': swap(RECORD, `    search: { config_params: { cursor: tenant } }\n${RECORD}`)(VALID) },
   window: {
     'acme.yaml': swap(RECORD, `    search: { window: { from: cursor, to: until, format: iso8601, docs: "https://acme.example/docs" } }\n${RECORD}`)(VALID),
@@ -341,6 +342,27 @@ describe('every documented manifest error rule has a failing example', () => {
       '          cursor: { in: query, schema: { type: string } }\n',
       '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
     )(swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n${RECORD}        archivedAt: string\n`)(VALID));
+    expect(diagnosticsOf(yaml)).toEqual([]);
+  });
+
+  it.each([
+    ['{ include_closd: true }', 'unknown-param', 'search param "include_closd" is not a param of widgets.list; did you mean "include_closed"?'],
+    ['{ include_closed: "yes" }', 'search-params', 'search param "include_closed" value must be boolean'],
+    ['{ cursor: start }', 'search-params', 'search param "cursor" is the each param, which the sync fills itself'],
+  ])('search.params %s are refused (%s): %s', (params, rule, message) => {
+    const yaml = swap(
+      '          cursor: { in: query, schema: { type: string } }\n',
+      '          cursor: { in: query, schema: { type: string, enum: [start, end] } }\n          include_closed: { in: query, schema: { type: boolean } }\n',
+    )(swap(RECORD, `    search:\n      fields: [name]\n      each: cursor\n      params: ${params}\n${RECORD}`)(VALID));
+    const diagnostics = diagnosticsOf(yaml);
+    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule, line: 31, message })]);
+  });
+
+  it('search.params: a param of list that accepts the value passes', () => {
+    const yaml = swap(
+      '          cursor: { in: query, schema: { type: string } }\n',
+      '          cursor: { in: query, schema: { type: string } }\n          include_closed: { in: query, schema: { type: boolean } }\n',
+    )(swap(RECORD, `    search:\n      fields: [name]\n      params: { include_closed: true }\n${RECORD}`)(VALID));
     expect(diagnosticsOf(yaml)).toEqual([]);
   });
 

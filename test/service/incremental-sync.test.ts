@@ -1080,16 +1080,23 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
         .reply(200, { lists: [{ id: '4', name: 'List' }] });
     };
     const changedAt = Date.now() - 60 * MINUTE;
-    const task = (n: number, updated: number) => ({ id: `t${n}`, name: `Task ${n}`, date_updated: String(updated), list: { id: '4' } });
+    const task = (n: number, updated: number, status = 'in progress') => ({
+      id: `t${n}`,
+      name: `Task ${n}`,
+      status: { status, type: status === 'complete' ? 'closed' : 'custom' },
+      date_updated: String(updated),
+      list: { id: '4' },
+    });
     const comments = (n: number) =>
       api()
         .get(`/api/v2/task/t${n}/comment`)
         .reply(200, { comments: [{ id: `c${n}`, comment_text: `Comment on ${n}`, date: String(changedAt) }] });
 
     parents();
+    // Closed tasks and subtasks too (search.params), which Get Tasks leaves out unless asked.
     api()
       .get('/api/v2/list/4/task')
-      .query({})
+      .query({ include_closed: 'true', subtasks: 'true' })
       .reply(200, { tasks: [task(1, changedAt), task(2, changedAt + MINUTE)], last_page: true });
     comments(1);
     comments(2);
@@ -1103,13 +1110,18 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     parents();
     api()
       .get('/api/v2/list/4/task')
-      .query({ date_updated_gt: String(changedAt + MINUTE - 5 * MINUTE) })
-      .reply(200, { tasks: [task(2, changedAt + 2 * MINUTE)], last_page: true });
+      .query({ include_closed: 'true', subtasks: 'true', date_updated_gt: String(changedAt + MINUTE - 5 * MINUTE) })
+      .reply(200, { tasks: [task(2, changedAt + 2 * MINUTE, 'complete')], last_page: true });
     comments(1);
     comments(2);
     expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.deleted])).toEqual([
       ['tasks', 'ready', 'incremental', 1, 0],
       ['comments', 'ready', 'full', 2, 0],
+    ]);
+    // Closed upstream, the task is read with its closed status instead of vanishing from the list.
+    expect((await liveRecords(id, 'tasks')).map((r) => [r.id, r.deleted, (r.data.status as { type: string }).type])).toEqual([
+      ['t1', false, 'custom'],
+      ['t2', false, 'closed'],
     ]);
   });
 

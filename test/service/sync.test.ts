@@ -707,16 +707,19 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
           .get('/api/0/organizations/acme/projects/')
           .query({ cursor: '0:1:0' })
           .reply(200, [{ id: '12', slug: 'api', name: 'API' }], end('/api/0/organizations/acme/projects/')),
+        // Issues of every status (search.params: query=, which Sentry otherwise reads as is:unresolved), without stats.
         api()
           .get('/api/0/projects/acme/web/issues/')
+          .query({ query: '', statsPeriod: '' })
           .reply(200, [{ id: '101', title: 'TypeError in checkout', status: 'unresolved' }], next('/api/0/projects/acme/web/issues/', '0:1:0')),
         api()
           .get('/api/0/projects/acme/web/issues/')
-          .query({ cursor: '0:1:0' })
-          .reply(200, [{ id: '102', title: 'Timeout on login', status: 'unresolved' }], end('/api/0/projects/acme/web/issues/')),
+          .query({ query: '', statsPeriod: '', cursor: '0:1:0' })
+          .reply(200, [{ id: '102', title: 'Timeout on login', status: 'resolved' }], end('/api/0/projects/acme/web/issues/')),
         api()
           .get('/api/0/projects/acme/api/issues/')
-          .reply(200, [{ id: '201', title: 'Database connection refused', status: 'unresolved' }], end('/api/0/projects/acme/api/issues/')),
+          .query({ query: '', statsPeriod: '' })
+          .reply(200, [{ id: '201', title: 'Database connection refused', status: 'ignored' }], end('/api/0/projects/acme/api/issues/')),
       ];
       const done = await syncAndSettle(a, created.body.id, { entity: 'issues' });
       for (const scope of scopes) expect(scope.isDone()).toBe(true);

@@ -1187,12 +1187,16 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developer.clickup.com/reference/gettasks"
         },
+        "params": {
+          "include_closed": true,
+          "subtasks": true
+        },
         "semantic": []
       },
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).",
+          "description": "List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task); closed tasks and subtasks only when asked for.",
           "method": "GET",
           "path": "/v2/list/{list_id}/task",
           "params": {
@@ -1227,6 +1231,26 @@ export const definition: ConnectorDefinition = {
               "description": "Only tasks updated after this time (Unix ms).",
               "sendDefault": false,
               "wire": "date_updated_gt"
+            },
+            "include_closed": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Include closed tasks (ClickUp excludes them by default).",
+              "sendDefault": false,
+              "wire": "include_closed"
+            },
+            "subtasks": {
+              "in": "query",
+              "schema": {
+                "type": "boolean"
+              },
+              "required": false,
+              "description": "Include subtasks (ClickUp excludes them by default).",
+              "sendDefault": false,
+              "wire": "subtasks"
             }
           },
           "guards": [],

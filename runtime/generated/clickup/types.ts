@@ -176,7 +176,7 @@ export interface ClickupTasksRecord {
   attachments: Array<unknown> | null;
 }
 
-/** List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task). */
+/** List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task); closed tasks and subtasks only when asked for. */
 export interface ClickupTasksListParams {
   /** List ID. */
   list_id: string;
@@ -184,6 +184,10 @@ export interface ClickupTasksListParams {
   page?: number;
   /** Only tasks updated after this time (Unix ms). */
   date_updated_gt?: number;
+  /** Include closed tasks (ClickUp excludes them by default). */
+  include_closed?: boolean;
+  /** Include subtasks (ClickUp excludes them by default). */
+  subtasks?: boolean;
 }
 
 export interface ClickupTasksListPagination {

@@ -625,7 +625,9 @@ const schema19 = {
             "minimum": 0,
             "description": "0-based page number (100 tasks per page). Normally taken from next_params."
         },
-        "date_updated_gt": { "type": "integer", "description": "Only tasks updated after this time (Unix ms)." }
+        "date_updated_gt": { "type": "integer", "description": "Only tasks updated after this time (Unix ms)." },
+        "include_closed": { "type": "boolean", "description": "Include closed tasks (ClickUp excludes them by default)." },
+        "subtasks": { "type": "boolean", "description": "Include subtasks (ClickUp excludes them by default)." }
     },
     "required": ["list_id"],
     "additionalProperties": false
@@ -648,7 +650,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((key0 === "list_id") || (key0 === "page")) || (key0 === "date_updated_gt"))) {
+        if (!(((((key0 === "list_id") || (key0 === "page")) || (key0 === "date_updated_gt")) || (key0 === "include_closed")) || (key0 === "subtasks"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -758,14 +760,50 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.include_closed !== undefined) {
+        if (typeof data.include_closed !== "boolean") {
+            const err7 = {
+                instancePath: instancePath + "/include_closed",
+                schemaPath: "#/properties/include_closed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.subtasks !== undefined) {
+        if (typeof data.subtasks !== "boolean") {
+            const err8 = {
+                instancePath: instancePath + "/subtasks",
+                schemaPath: "#/properties/subtasks/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err9];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err9);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }

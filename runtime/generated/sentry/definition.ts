@@ -1625,6 +1625,10 @@ export const definition: ConnectorDefinition = {
           "param": "project_slug",
           "incrementalWithParent": false
         },
+        "params": {
+          "query": "",
+          "statsPeriod": ""
+        },
         "semantic": []
       },
       "actions": {

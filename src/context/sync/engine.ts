@@ -25,7 +25,7 @@ import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
-import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan.js';
+import { listAction, pageSizeParams, requiredDefaults, searchParams, syncAction } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
 import {
   canonicalJson,
@@ -364,7 +364,7 @@ export class ConnectorSync {
     const passed: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
     this.requireConfigParams(name, action);
-    let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
+    let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...searchParams(entity, action), ...passed };
     const filter = changeFilterOf(entity);
     if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
     const window = entity.search.window;

@@ -100,6 +100,16 @@ export function pageSizeParams(action: ActionDefinition): Record<string, number>
   return name !== undefined && typeof maximum === 'number' && maximum >= 1 ? { [name]: Math.floor(maximum) } : {};
 }
 
+/**
+ * The entity's search.params that `action` declares: what a sync asks every list call for beyond the
+ * vendor's default (ClickUp's closed tasks, Sentry's issues of every status).
+ */
+export function searchParams(entity: EntityDefinition, action: ActionDefinition): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(entity.search.params ?? {})) if (name in action.params) out[name] = value;
+  return out;
+}
+
 /** Defaults of required params that have one (validation requires them to be present). */
 export function requiredDefaults(action: ActionDefinition): Record<string, unknown> {
   const out: Record<string, unknown> = {};
