@@ -742,6 +742,69 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     }
   });
 
+  it('asks lists that leave records out by default for every record: Orb invoices of every status, Pinterest campaigns, ad groups and ads of every status but deleted drafts', async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const orb = await a.api.post<{ id: string }>(CREATE, {
+        workspace_name: 'default',
+        connector_type: 'orb',
+        name: 'Orb statuses',
+        credentials: { api_key: 'orb_sync_statuses_secret' },
+      });
+      expect(orb.status).toBe(200);
+      const invoiceQueries: Array<Record<string, unknown>> = [];
+      const invoices = nock('https://api.withorb.com')
+        .matchHeader('authorization', 'Bearer orb_sync_statuses_secret')
+        .get('/v1/invoices')
+        .query((query) => {
+          invoiceQueries.push(query);
+          return true;
+        })
+        .reply(200, {
+          data: [
+            { id: 'inv_1', invoice_number: 'ACME-1', status: 'draft' },
+            { id: 'inv_2', invoice_number: 'ACME-2', status: 'void' },
+            { id: 'inv_3', invoice_number: 'ACME-3', status: 'paid' },
+          ],
+          pagination_metadata: { has_more: false, next_cursor: null },
+        });
+      expect((await syncAndSettle(a, orb.body.id, { entity: 'invoices' })).invoices).toMatchObject({ status: 'ready', entity_count: 3 });
+      expect(invoices.isDone()).toBe(true);
+      // Without status[] Orb lists only issued, paid and synced invoices.
+      expect(invoiceQueries).toEqual([{ limit: '100', 'status[]': ['draft', 'issued', 'paid', 'synced', 'void'] }]);
+
+      const pinterest = await a.api.post<{ id: string }>(CREATE, {
+        workspace_name: 'default',
+        connector_type: 'pinterest',
+        name: 'Pinterest statuses',
+        credentials: { client_id: '1484362', client_secret: 'pinterest-app-secret', refresh_token: 'pinterest-refresh', access_token: 'pina_sync_statuses' },
+      });
+      expect(pinterest.status).toBe(200);
+      const api = () => nock('https://api.pinterest.com').matchHeader('authorization', 'Bearer pina_sync_statuses');
+      api()
+        .get('/v5/ad_accounts')
+        .query({ page_size: '250' })
+        .reply(200, { items: [{ id: '549755885175', name: 'Acme ads' }], bookmark: null });
+      // Pinterest's default is ACTIVE and PAUSED only: an archived campaign would leave the list.
+      const every = { page_size: '250', entity_statuses: ['ACTIVE', 'PAUSED', 'ARCHIVED', 'DRAFT'] };
+      const scopes = [
+        api()
+          .get('/v5/ad_accounts/549755885175/campaigns')
+          .query(every)
+          .reply(200, { items: [{ id: '626736533506', ad_account_id: '549755885175', name: 'Spring', status: 'ARCHIVED' }], bookmark: null }),
+      ];
+      expect((await syncAndSettle(a, pinterest.body.id, { entity: 'campaigns' })).campaigns).toMatchObject({ status: 'ready', entity_count: 1 });
+      for (const scope of scopes) expect(scope.isDone()).toBe(true);
+      expect((await records(pinterest.body.id, 'campaigns')).map((r) => [r.record_id, (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).status])).toEqual([
+        ['626736533506', 'ARCHIVED'],
+      ]);
+    } finally {
+      nock.cleanAll();
+      nock.enableNetConnect();
+    }
+  });
+
   it('syncs Snapchat campaigns unwrapped from their wrappers, fanning out organizations -> ad accounts -> campaigns', async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');

@@ -1187,6 +1187,15 @@ export const definition: ConnectorDefinition = {
           "memo",
           "metadata"
         ],
+        "params": {
+          "statuses": [
+            "draft",
+            "issued",
+            "paid",
+            "synced",
+            "void"
+          ]
+        },
         "semantic": []
       },
       "actions": {
@@ -1268,6 +1277,29 @@ export const definition: ConnectorDefinition = {
               "description": "Only invoices in this status (Orb's default without it is issued, paid and synced).",
               "sendDefault": false,
               "wire": "status"
+            },
+            "statuses": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": true,
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "draft",
+                    "issued",
+                    "paid",
+                    "synced",
+                    "void"
+                  ]
+                }
+              },
+              "required": false,
+              "description": "Only invoices in these statuses, sent as status[]=paid&status[]=void (not with status).",
+              "wire": "status[]",
+              "sendDefault": false,
+              "serialize": "repeat"
             },
             "invoice_date_gt": {
               "in": "query",

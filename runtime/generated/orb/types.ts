@@ -210,6 +210,8 @@ export interface OrbInvoicesListParams {
   subscription_id?: string;
   /** Only invoices in this status (Orb's default without it is issued, paid and synced). */
   status?: "draft" | "issued" | "paid" | "synced" | "void";
+  /** Only invoices in these statuses, sent as status[]=paid&status[]=void (not with status). */
+  statuses?: Array<"draft" | "issued" | "paid" | "synced" | "void">;
   /** Only invoices whose invoice_date is after this ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z). */
   invoice_date_gt?: string;
   /** Only invoices whose invoice_date is at or after this ISO 8601 date-time. */

@@ -789,6 +789,13 @@ const schema17 = {
             "enum": ["draft", "issued", "paid", "synced", "void"],
             "description": "Only invoices in this status (Orb's default without it is issued, paid and synced)."
         },
+        "statuses": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": true,
+            "items": { "type": "string", "enum": ["draft", "issued", "paid", "synced", "void"] },
+            "description": "Only invoices in these statuses, sent as status[]=paid&status[]=void (not with status)."
+        },
         "invoice_date_gt": {
             "type": "string",
             "format": "date-time",
@@ -1050,16 +1057,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.invoice_date_gt !== undefined) {
-        let data6 = data.invoice_date_gt;
-        if (typeof data6 === "string") {
-            if (!(formats0.validate(data6))) {
+    if (data.statuses !== undefined) {
+        let data6 = data.statuses;
+        if (Array.isArray(data6)) {
+            if (data6.length < 1) {
                 const err13 = {
-                    instancePath: instancePath + "/invoice_date_gt",
-                    schemaPath: "#/properties/invoice_date_gt/format",
-                    keyword: "format",
-                    params: { format: "date-time" },
-                    message: "must match format \"" + "date-time" + "\""
+                    instancePath: instancePath + "/statuses",
+                    schemaPath: "#/properties/statuses/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
                 };
                 if (vErrors === null) {
                     vErrors = [err13];
@@ -1069,9 +1076,112 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
+            const len0 = data6.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data7 = data6[i0];
+                if (typeof data7 !== "string") {
+                    const err14 = {
+                        instancePath: instancePath + "/statuses/" + i0,
+                        schemaPath: "#/properties/statuses/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err14];
+                    }
+                    else {
+                        vErrors.push(err14);
+                    }
+                    errors++;
+                }
+                if (!(((((data7 === "draft") || (data7 === "issued")) || (data7 === "paid")) || (data7 === "synced")) || (data7 === "void"))) {
+                    const err15 = {
+                        instancePath: instancePath + "/statuses/" + i0,
+                        schemaPath: "#/properties/statuses/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.statuses.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err15];
+                    }
+                    else {
+                        vErrors.push(err15);
+                    }
+                    errors++;
+                }
+            }
+            let i1 = data6.length;
+            let j0;
+            if (i1 > 1) {
+                const indices0 = {};
+                for (; i1--;) {
+                    let item0 = data6[i1];
+                    if (typeof item0 !== "string") {
+                        continue;
+                    }
+                    if (typeof indices0[item0] == "number") {
+                        j0 = indices0[item0];
+                        const err16 = {
+                            instancePath: instancePath + "/statuses",
+                            schemaPath: "#/properties/statuses/uniqueItems",
+                            keyword: "uniqueItems",
+                            params: { i: i1, j: j0 },
+                            message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err16];
+                        }
+                        else {
+                            vErrors.push(err16);
+                        }
+                        errors++;
+                        break;
+                    }
+                    indices0[item0] = i1;
+                }
+            }
         }
         else {
-            const err14 = {
+            const err17 = {
+                instancePath: instancePath + "/statuses",
+                schemaPath: "#/properties/statuses/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err17];
+            }
+            else {
+                vErrors.push(err17);
+            }
+            errors++;
+        }
+    }
+    if (data.invoice_date_gt !== undefined) {
+        let data8 = data.invoice_date_gt;
+        if (typeof data8 === "string") {
+            if (!(formats0.validate(data8))) {
+                const err18 = {
+                    instancePath: instancePath + "/invoice_date_gt",
+                    schemaPath: "#/properties/invoice_date_gt/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
+                if (vErrors === null) {
+                    vErrors = [err18];
+                }
+                else {
+                    vErrors.push(err18);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err19 = {
                 instancePath: instancePath + "/invoice_date_gt",
                 schemaPath: "#/properties/invoice_date_gt/type",
                 keyword: "type",
@@ -1079,19 +1189,19 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err14];
+                vErrors = [err19];
             }
             else {
-                vErrors.push(err14);
+                vErrors.push(err19);
             }
             errors++;
         }
     }
     if (data.invoice_date_gte !== undefined) {
-        let data7 = data.invoice_date_gte;
-        if (typeof data7 === "string") {
-            if (!(formats0.validate(data7))) {
-                const err15 = {
+        let data9 = data.invoice_date_gte;
+        if (typeof data9 === "string") {
+            if (!(formats0.validate(data9))) {
+                const err20 = {
                     instancePath: instancePath + "/invoice_date_gte",
                     schemaPath: "#/properties/invoice_date_gte/format",
                     keyword: "format",
@@ -1099,16 +1209,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must match format \"" + "date-time" + "\""
                 };
                 if (vErrors === null) {
-                    vErrors = [err15];
+                    vErrors = [err20];
                 }
                 else {
-                    vErrors.push(err15);
+                    vErrors.push(err20);
                 }
                 errors++;
             }
         }
         else {
-            const err16 = {
+            const err21 = {
                 instancePath: instancePath + "/invoice_date_gte",
                 schemaPath: "#/properties/invoice_date_gte/type",
                 keyword: "type",
@@ -1116,19 +1226,19 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err16];
+                vErrors = [err21];
             }
             else {
-                vErrors.push(err16);
+                vErrors.push(err21);
             }
             errors++;
         }
     }
     if (data.invoice_date_lt !== undefined) {
-        let data8 = data.invoice_date_lt;
-        if (typeof data8 === "string") {
-            if (!(formats0.validate(data8))) {
-                const err17 = {
+        let data10 = data.invoice_date_lt;
+        if (typeof data10 === "string") {
+            if (!(formats0.validate(data10))) {
+                const err22 = {
                     instancePath: instancePath + "/invoice_date_lt",
                     schemaPath: "#/properties/invoice_date_lt/format",
                     keyword: "format",
@@ -1136,16 +1246,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must match format \"" + "date-time" + "\""
                 };
                 if (vErrors === null) {
-                    vErrors = [err17];
+                    vErrors = [err22];
                 }
                 else {
-                    vErrors.push(err17);
+                    vErrors.push(err22);
                 }
                 errors++;
             }
         }
         else {
-            const err18 = {
+            const err23 = {
                 instancePath: instancePath + "/invoice_date_lt",
                 schemaPath: "#/properties/invoice_date_lt/type",
                 keyword: "type",
@@ -1153,19 +1263,19 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err23];
             }
             else {
-                vErrors.push(err18);
+                vErrors.push(err23);
             }
             errors++;
         }
     }
     if (data.invoice_date_lte !== undefined) {
-        let data9 = data.invoice_date_lte;
-        if (typeof data9 === "string") {
-            if (!(formats0.validate(data9))) {
-                const err19 = {
+        let data11 = data.invoice_date_lte;
+        if (typeof data11 === "string") {
+            if (!(formats0.validate(data11))) {
+                const err24 = {
                     instancePath: instancePath + "/invoice_date_lte",
                     schemaPath: "#/properties/invoice_date_lte/format",
                     keyword: "format",
@@ -1173,16 +1283,16 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must match format \"" + "date-time" + "\""
                 };
                 if (vErrors === null) {
-                    vErrors = [err19];
+                    vErrors = [err24];
                 }
                 else {
-                    vErrors.push(err19);
+                    vErrors.push(err24);
                 }
                 errors++;
             }
         }
         else {
-            const err20 = {
+            const err25 = {
                 instancePath: instancePath + "/invoice_date_lte",
                 schemaPath: "#/properties/invoice_date_lte/type",
                 keyword: "type",
@@ -1190,22 +1300,22 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err25];
             }
             else {
-                vErrors.push(err20);
+                vErrors.push(err25);
             }
             errors++;
         }
     }
 }
 else {
-    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err21];
+        vErrors = [err26];
     }
     else {
-        vErrors.push(err21);
+        vErrors.push(err26);
     }
     errors++;
 } validate16.errors = vErrors; return errors === 0; }

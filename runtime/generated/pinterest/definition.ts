@@ -603,6 +603,14 @@ export const definition: ConnectorDefinition = {
           "param": "ad_account_id",
           "incrementalWithParent": false
         },
+        "params": {
+          "entity_statuses": [
+            "ACTIVE",
+            "PAUSED",
+            "ARCHIVED",
+            "DRAFT"
+          ]
+        },
         "semantic": []
       },
       "actions": {
@@ -930,6 +938,14 @@ export const definition: ConnectorDefinition = {
           "field": "id",
           "param": "ad_account_id",
           "incrementalWithParent": false
+        },
+        "params": {
+          "entity_statuses": [
+            "ACTIVE",
+            "PAUSED",
+            "ARCHIVED",
+            "DRAFT"
+          ]
         },
         "semantic": []
       },
@@ -1277,6 +1293,14 @@ export const definition: ConnectorDefinition = {
           "field": "id",
           "param": "ad_account_id",
           "incrementalWithParent": false
+        },
+        "params": {
+          "entity_statuses": [
+            "ACTIVE",
+            "PAUSED",
+            "ARCHIVED",
+            "DRAFT"
+          ]
         },
         "semantic": []
       },
