@@ -796,9 +796,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       ];
       expect((await syncAndSettle(a, pinterest.body.id, { entity: 'campaigns' })).campaigns).toMatchObject({ status: 'ready', entity_count: 1 });
       for (const scope of scopes) expect(scope.isDone()).toBe(true);
-      expect((await records(pinterest.body.id, 'campaigns')).map((r) => [r.record_id, (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).status])).toEqual([
-        ['626736533506', 'ARCHIVED'],
-      ]);
+      expect(
+        (await records(pinterest.body.id, 'campaigns')).map((r) => [r.record_id, (typeof r.data === 'string' ? JSON.parse(r.data) : r.data).status]),
+      ).toEqual([['626736533506', 'ARCHIVED']]);
     } finally {
       nock.cleanAll();
       nock.enableNetConnect();
