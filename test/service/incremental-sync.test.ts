@@ -1125,6 +1125,75 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Facebook: campaigns of every status but deleted, then only those updated since the mark; one archived upstream is read as ARCHIVED', async () => {
+    const id = await create({ connector_type: 'facebook-marketing', name: 'Facebook', credentials: { access_token: 'EAAfacebook_incremental_secret' } });
+    const graph = () => nock('https://graph.facebook.com');
+    const base = Math.floor(Date.now() / 1000) - 3600;
+    const time = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z', '+0000');
+    const campaign = (n: number, updated: number, status = 'ACTIVE') => ({
+      id: `12021000000000${n}`,
+      name: `Campaign ${n}`,
+      account_id: '1234567890',
+      status,
+      effective_status: status,
+      updated_time: time(updated),
+    });
+    const page = (data: unknown[]) => ({ data, paging: { cursors: { before: 'b', after: 'a' } } });
+    const statuses = JSON.stringify([
+      'ACTIVE',
+      'ADSET_PAUSED',
+      'ARCHIVED',
+      'CAMPAIGN_PAUSED',
+      'DISAPPROVED',
+      'IN_PROCESS',
+      'PAUSED',
+      'PENDING_BILLING_INFO',
+      'PENDING_REVIEW',
+      'PREAPPROVED',
+      'WITH_ISSUES',
+    ]);
+    const queries: Array<Record<string, unknown>> = [];
+    const accounts = () =>
+      graph()
+        .get('/v25.0/me/adaccounts')
+        .query(true)
+        .reply(200, page([{ id: 'act_1234567890', account_id: '1234567890', name: 'Acme' }]));
+    const campaigns = (data: unknown[]) =>
+      graph()
+        .get('/v25.0/act_1234567890/campaigns')
+        .query((query) => {
+          queries.push(query);
+          return true;
+        })
+        .reply(200, page(data));
+
+    accounts();
+    campaigns([campaign(1, base), campaign(2, base + 60)]);
+    expect(await syncEntity(id, 'campaigns')).toMatchObject({
+      status: 'ready',
+      entity_count: 2,
+      last_mode: 'full',
+      high_water_mark: new Date((base + 60) * 1000).toISOString(),
+    });
+
+    accounts();
+    campaigns([campaign(1, base + 120, 'ARCHIVED')]);
+    expect(await syncResult(id, 'campaigns')).toMatchObject({ status: 'ready', mode: 'incremental', records: 1, deleted: 0, record_count: 2 });
+    const { fields, ...first } = queries[0] as Record<string, unknown>;
+    expect(String(fields)).toContain('effective_status');
+    expect(first).toEqual({ access_token: 'EAAfacebook_incremental_secret', effective_status: statuses });
+    const { fields: _fields, ...second } = queries[1] as Record<string, unknown>;
+    expect(second).toEqual({
+      access_token: 'EAAfacebook_incremental_secret',
+      effective_status: statuses,
+      filtering: JSON.stringify([{ field: 'campaign.updated_time', operator: 'GREATER_THAN', value: base + 60 - 300 }]),
+    });
+    expect((await liveRecords(id, 'campaigns')).map((r) => [r.id, r.deleted, r.data.effective_status])).toEqual([
+      ['120210000000001', false, 'ARCHIVED'],
+      ['120210000000002', false, 'ACTIVE'],
+    ]);
+  });
+
   it('Linear: issues changed or archived since the mark are asked for with includeArchived; an archived or trashed issue is deleted at once', async () => {
     const id = await create({ connector_type: 'linear', name: 'Linear', credentials: { api_key: 'lin_api_incremental_secret' } });
     const t0 = Date.now() - 60 * MINUTE;

@@ -869,6 +869,21 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/campaigns/"
         },
+        "params": {
+          "effective_status": [
+            "ACTIVE",
+            "ADSET_PAUSED",
+            "ARCHIVED",
+            "CAMPAIGN_PAUSED",
+            "DISAPPROVED",
+            "IN_PROCESS",
+            "PAUSED",
+            "PENDING_BILLING_INFO",
+            "PENDING_REVIEW",
+            "PREAPPROVED",
+            "WITH_ISSUES"
+          ]
+        },
         "semantic": []
       },
       "actions": {
@@ -899,6 +914,35 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "effective_status": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                  ]
+                }
+              },
+              "required": false,
+              "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects.",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "effective_status"
             },
             "filtering": {
               "in": "query",
@@ -1584,6 +1628,21 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/adsets/"
         },
+        "params": {
+          "effective_status": [
+            "ACTIVE",
+            "ADSET_PAUSED",
+            "ARCHIVED",
+            "CAMPAIGN_PAUSED",
+            "DISAPPROVED",
+            "IN_PROCESS",
+            "PAUSED",
+            "PENDING_BILLING_INFO",
+            "PENDING_REVIEW",
+            "PREAPPROVED",
+            "WITH_ISSUES"
+          ]
+        },
         "semantic": []
       },
       "actions": {
@@ -1614,6 +1673,35 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated ad set fields to return.",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "effective_status": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                  ]
+                }
+              },
+              "required": false,
+              "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects.",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "effective_status"
             },
             "filtering": {
               "in": "query",
@@ -2210,6 +2298,21 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/ads/"
         },
+        "params": {
+          "effective_status": [
+            "ACTIVE",
+            "ADSET_PAUSED",
+            "ARCHIVED",
+            "CAMPAIGN_PAUSED",
+            "DISAPPROVED",
+            "IN_PROCESS",
+            "PAUSED",
+            "PENDING_BILLING_INFO",
+            "PENDING_REVIEW",
+            "PREAPPROVED",
+            "WITH_ISSUES"
+          ]
+        },
         "semantic": []
       },
       "actions": {
@@ -2240,6 +2343,35 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated ad fields to return.",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "effective_status": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string",
+                  "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                  ]
+                }
+              },
+              "required": false,
+              "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects.",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "effective_status"
             },
             "filtering": {
               "in": "query",

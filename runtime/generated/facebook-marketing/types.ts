@@ -125,6 +125,8 @@ export interface FacebookMarketingCampaignsListParams {
   account_id: string;
   /** Comma-separated campaign fields to return (Graph API returns only id when none are asked for). */
   fields?: string;
+  /** Only objects in these effective statuses, e.g. ["ARCHIVED"]. Without it Meta lists neither archived nor deleted objects. */
+  effective_status?: Array<"ACTIVE" | "ADSET_PAUSED" | "ARCHIVED" | "CAMPAIGN_PAUSED" | "DELETED" | "DISAPPROVED" | "IN_PROCESS" | "PAUSED" | "PENDING_BILLING_INFO" | "PENDING_REVIEW" | "PREAPPROVED" | "WITH_ISSUES">;
   /** Filters [{"field", "operator", "value"}], e.g. [{"field": "campaign.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the campaigns updated since then (Unix seconds). */
   filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */
@@ -243,6 +245,8 @@ export interface FacebookMarketingAdSetsListParams {
   account_id: string;
   /** Comma-separated ad set fields to return. */
   fields?: string;
+  /** Only objects in these effective statuses, e.g. ["ARCHIVED"]. Without it Meta lists neither archived nor deleted objects. */
+  effective_status?: Array<"ACTIVE" | "ADSET_PAUSED" | "ARCHIVED" | "CAMPAIGN_PAUSED" | "DELETED" | "DISAPPROVED" | "IN_PROCESS" | "PAUSED" | "PENDING_BILLING_INFO" | "PENDING_REVIEW" | "PREAPPROVED" | "WITH_ISSUES">;
   /** Filters [{"field", "operator", "value"}], e.g. [{"field": "adset.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the ad sets updated since then (Unix seconds). */
   filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */
@@ -353,6 +357,8 @@ export interface FacebookMarketingAdsListParams {
   account_id: string;
   /** Comma-separated ad fields to return. */
   fields?: string;
+  /** Only objects in these effective statuses, e.g. ["ARCHIVED"]. Without it Meta lists neither archived nor deleted objects. */
+  effective_status?: Array<"ACTIVE" | "ADSET_PAUSED" | "ARCHIVED" | "CAMPAIGN_PAUSED" | "DELETED" | "DISAPPROVED" | "IN_PROCESS" | "PAUSED" | "PENDING_BILLING_INFO" | "PENDING_REVIEW" | "PREAPPROVED" | "WITH_ISSUES">;
   /** Filters [{"field", "operator", "value"}], e.g. [{"field": "ad.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the ads updated since then (Unix seconds). */
   filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */

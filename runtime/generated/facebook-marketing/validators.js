@@ -319,6 +319,28 @@ const schema14 = {
             "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time",
             "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)."
         },
+        "effective_status": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "string",
+                "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                ]
+            },
+            "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects."
+        },
         "filtering": {
             "type": "array",
             "items": { "type": "object" },
@@ -351,7 +373,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!((((((key0 === "account_id") || (key0 === "fields")) || (key0 === "effective_status")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -423,32 +445,105 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.filtering !== undefined) {
-        let data2 = data.filtering;
+    if (data.effective_status !== undefined) {
+        let data2 = data.effective_status;
         if (Array.isArray(data2)) {
+            if (data2.length < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/effective_status",
+                    schemaPath: "#/properties/effective_status/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 let data3 = data2[i0];
-                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-                    const err5 = {
-                        instancePath: instancePath + "/filtering/" + i0,
-                        schemaPath: "#/properties/filtering/items/type",
+                if (typeof data3 !== "string") {
+                    const err6 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/type",
                         keyword: "type",
-                        params: { type: "object" },
-                        message: "must be object"
+                        params: { type: "string" },
+                        message: "must be string"
                     };
                     if (vErrors === null) {
-                        vErrors = [err5];
+                        vErrors = [err6];
                     }
                     else {
-                        vErrors.push(err5);
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+                if (!((((((((((((data3 === "ACTIVE") || (data3 === "ADSET_PAUSED")) || (data3 === "ARCHIVED")) || (data3 === "CAMPAIGN_PAUSED")) || (data3 === "DELETED")) || (data3 === "DISAPPROVED")) || (data3 === "IN_PROCESS")) || (data3 === "PAUSED")) || (data3 === "PENDING_BILLING_INFO")) || (data3 === "PENDING_REVIEW")) || (data3 === "PREAPPROVED")) || (data3 === "WITH_ISSUES"))) {
+                    const err7 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema14.properties.effective_status.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
                     }
                     errors++;
                 }
             }
         }
         else {
-            const err6 = {
+            const err8 = {
+                instancePath: instancePath + "/effective_status",
+                schemaPath: "#/properties/effective_status/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.filtering !== undefined) {
+        let data4 = data.filtering;
+        if (Array.isArray(data4)) {
+            const len1 = data4.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+                let data5 = data4[i1];
+                if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
+                    const err9 = {
+                        instancePath: instancePath + "/filtering/" + i1,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err10 = {
                 instancePath: instancePath + "/filtering",
                 schemaPath: "#/properties/filtering/type",
                 keyword: "type",
@@ -456,18 +551,18 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be array"
             };
             if (vErrors === null) {
-                vErrors = [err6];
+                vErrors = [err10];
             }
             else {
-                vErrors.push(err6);
+                vErrors.push(err10);
             }
             errors++;
         }
     }
     if (data.limit !== undefined) {
-        let data4 = data.limit;
-        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err7 = {
+        let data6 = data.limit;
+        if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
+            const err11 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
@@ -475,16 +570,16 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err7];
+                vErrors = [err11];
             }
             else {
-                vErrors.push(err7);
+                vErrors.push(err11);
             }
             errors++;
         }
-        if (typeof data4 == "number") {
-            if (data4 < 1 || isNaN(data4)) {
-                const err8 = {
+        if (typeof data6 == "number") {
+            if (data6 < 1 || isNaN(data6)) {
+                const err12 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/minimum",
                     keyword: "minimum",
@@ -492,10 +587,10 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 1"
                 };
                 if (vErrors === null) {
-                    vErrors = [err8];
+                    vErrors = [err12];
                 }
                 else {
-                    vErrors.push(err8);
+                    vErrors.push(err12);
                 }
                 errors++;
             }
@@ -503,7 +598,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err9 = {
+            const err13 = {
                 instancePath: instancePath + "/after",
                 schemaPath: "#/properties/after/type",
                 keyword: "type",
@@ -511,22 +606,22 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err9];
+                vErrors = [err13];
             }
             else {
-                vErrors.push(err9);
+                vErrors.push(err13);
             }
             errors++;
         }
     }
 }
 else {
-    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err10];
+        vErrors = [err14];
     }
     else {
-        vErrors.push(err10);
+        vErrors.push(err14);
     }
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
@@ -1737,6 +1832,28 @@ const schema18 = {
             "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time",
             "description": "Comma-separated ad set fields to return."
         },
+        "effective_status": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "string",
+                "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                ]
+            },
+            "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects."
+        },
         "filtering": {
             "type": "array",
             "items": { "type": "object" },
@@ -1769,7 +1886,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!((((((key0 === "account_id") || (key0 === "fields")) || (key0 === "effective_status")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1841,32 +1958,105 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.filtering !== undefined) {
-        let data2 = data.filtering;
+    if (data.effective_status !== undefined) {
+        let data2 = data.effective_status;
         if (Array.isArray(data2)) {
+            if (data2.length < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/effective_status",
+                    schemaPath: "#/properties/effective_status/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 let data3 = data2[i0];
-                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-                    const err5 = {
-                        instancePath: instancePath + "/filtering/" + i0,
-                        schemaPath: "#/properties/filtering/items/type",
+                if (typeof data3 !== "string") {
+                    const err6 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/type",
                         keyword: "type",
-                        params: { type: "object" },
-                        message: "must be object"
+                        params: { type: "string" },
+                        message: "must be string"
                     };
                     if (vErrors === null) {
-                        vErrors = [err5];
+                        vErrors = [err6];
                     }
                     else {
-                        vErrors.push(err5);
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+                if (!((((((((((((data3 === "ACTIVE") || (data3 === "ADSET_PAUSED")) || (data3 === "ARCHIVED")) || (data3 === "CAMPAIGN_PAUSED")) || (data3 === "DELETED")) || (data3 === "DISAPPROVED")) || (data3 === "IN_PROCESS")) || (data3 === "PAUSED")) || (data3 === "PENDING_BILLING_INFO")) || (data3 === "PENDING_REVIEW")) || (data3 === "PREAPPROVED")) || (data3 === "WITH_ISSUES"))) {
+                    const err7 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema18.properties.effective_status.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
                     }
                     errors++;
                 }
             }
         }
         else {
-            const err6 = {
+            const err8 = {
+                instancePath: instancePath + "/effective_status",
+                schemaPath: "#/properties/effective_status/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.filtering !== undefined) {
+        let data4 = data.filtering;
+        if (Array.isArray(data4)) {
+            const len1 = data4.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+                let data5 = data4[i1];
+                if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
+                    const err9 = {
+                        instancePath: instancePath + "/filtering/" + i1,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err10 = {
                 instancePath: instancePath + "/filtering",
                 schemaPath: "#/properties/filtering/type",
                 keyword: "type",
@@ -1874,18 +2064,18 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be array"
             };
             if (vErrors === null) {
-                vErrors = [err6];
+                vErrors = [err10];
             }
             else {
-                vErrors.push(err6);
+                vErrors.push(err10);
             }
             errors++;
         }
     }
     if (data.limit !== undefined) {
-        let data4 = data.limit;
-        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err7 = {
+        let data6 = data.limit;
+        if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
+            const err11 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
@@ -1893,16 +2083,16 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err7];
+                vErrors = [err11];
             }
             else {
-                vErrors.push(err7);
+                vErrors.push(err11);
             }
             errors++;
         }
-        if (typeof data4 == "number") {
-            if (data4 < 1 || isNaN(data4)) {
-                const err8 = {
+        if (typeof data6 == "number") {
+            if (data6 < 1 || isNaN(data6)) {
+                const err12 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/minimum",
                     keyword: "minimum",
@@ -1910,10 +2100,10 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 1"
                 };
                 if (vErrors === null) {
-                    vErrors = [err8];
+                    vErrors = [err12];
                 }
                 else {
-                    vErrors.push(err8);
+                    vErrors.push(err12);
                 }
                 errors++;
             }
@@ -1921,7 +2111,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err9 = {
+            const err13 = {
                 instancePath: instancePath + "/after",
                 schemaPath: "#/properties/after/type",
                 keyword: "type",
@@ -1929,22 +2119,22 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err9];
+                vErrors = [err13];
             }
             else {
-                vErrors.push(err9);
+                vErrors.push(err13);
             }
             errors++;
         }
     }
 }
 else {
-    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err10];
+        vErrors = [err14];
     }
     else {
-        vErrors.push(err10);
+        vErrors.push(err14);
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
@@ -3089,6 +3279,28 @@ const schema22 = {
             "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time",
             "description": "Comma-separated ad fields to return."
         },
+        "effective_status": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "string",
+                "enum": [
+                    "ACTIVE",
+                    "ADSET_PAUSED",
+                    "ARCHIVED",
+                    "CAMPAIGN_PAUSED",
+                    "DELETED",
+                    "DISAPPROVED",
+                    "IN_PROCESS",
+                    "PAUSED",
+                    "PENDING_BILLING_INFO",
+                    "PENDING_REVIEW",
+                    "PREAPPROVED",
+                    "WITH_ISSUES"
+                ]
+            },
+            "description": "Only objects in these effective statuses, e.g. [\"ARCHIVED\"]. Without it Meta lists neither archived nor deleted objects."
+        },
         "filtering": {
             "type": "array",
             "items": { "type": "object" },
@@ -3121,7 +3333,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!((((((key0 === "account_id") || (key0 === "fields")) || (key0 === "effective_status")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3193,32 +3405,105 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.filtering !== undefined) {
-        let data2 = data.filtering;
+    if (data.effective_status !== undefined) {
+        let data2 = data.effective_status;
         if (Array.isArray(data2)) {
+            if (data2.length < 1) {
+                const err5 = {
+                    instancePath: instancePath + "/effective_status",
+                    schemaPath: "#/properties/effective_status/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 let data3 = data2[i0];
-                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-                    const err5 = {
-                        instancePath: instancePath + "/filtering/" + i0,
-                        schemaPath: "#/properties/filtering/items/type",
+                if (typeof data3 !== "string") {
+                    const err6 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/type",
                         keyword: "type",
-                        params: { type: "object" },
-                        message: "must be object"
+                        params: { type: "string" },
+                        message: "must be string"
                     };
                     if (vErrors === null) {
-                        vErrors = [err5];
+                        vErrors = [err6];
                     }
                     else {
-                        vErrors.push(err5);
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+                if (!((((((((((((data3 === "ACTIVE") || (data3 === "ADSET_PAUSED")) || (data3 === "ARCHIVED")) || (data3 === "CAMPAIGN_PAUSED")) || (data3 === "DELETED")) || (data3 === "DISAPPROVED")) || (data3 === "IN_PROCESS")) || (data3 === "PAUSED")) || (data3 === "PENDING_BILLING_INFO")) || (data3 === "PENDING_REVIEW")) || (data3 === "PREAPPROVED")) || (data3 === "WITH_ISSUES"))) {
+                    const err7 = {
+                        instancePath: instancePath + "/effective_status/" + i0,
+                        schemaPath: "#/properties/effective_status/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema22.properties.effective_status.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
                     }
                     errors++;
                 }
             }
         }
         else {
-            const err6 = {
+            const err8 = {
+                instancePath: instancePath + "/effective_status",
+                schemaPath: "#/properties/effective_status/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.filtering !== undefined) {
+        let data4 = data.filtering;
+        if (Array.isArray(data4)) {
+            const len1 = data4.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+                let data5 = data4[i1];
+                if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
+                    const err9 = {
+                        instancePath: instancePath + "/filtering/" + i1,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err10 = {
                 instancePath: instancePath + "/filtering",
                 schemaPath: "#/properties/filtering/type",
                 keyword: "type",
@@ -3226,18 +3511,18 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be array"
             };
             if (vErrors === null) {
-                vErrors = [err6];
+                vErrors = [err10];
             }
             else {
-                vErrors.push(err6);
+                vErrors.push(err10);
             }
             errors++;
         }
     }
     if (data.limit !== undefined) {
-        let data4 = data.limit;
-        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err7 = {
+        let data6 = data.limit;
+        if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
+            const err11 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
@@ -3245,16 +3530,16 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be integer"
             };
             if (vErrors === null) {
-                vErrors = [err7];
+                vErrors = [err11];
             }
             else {
-                vErrors.push(err7);
+                vErrors.push(err11);
             }
             errors++;
         }
-        if (typeof data4 == "number") {
-            if (data4 < 1 || isNaN(data4)) {
-                const err8 = {
+        if (typeof data6 == "number") {
+            if (data6 < 1 || isNaN(data6)) {
+                const err12 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/minimum",
                     keyword: "minimum",
@@ -3262,10 +3547,10 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 1"
                 };
                 if (vErrors === null) {
-                    vErrors = [err8];
+                    vErrors = [err12];
                 }
                 else {
-                    vErrors.push(err8);
+                    vErrors.push(err12);
                 }
                 errors++;
             }
@@ -3273,7 +3558,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err9 = {
+            const err13 = {
                 instancePath: instancePath + "/after",
                 schemaPath: "#/properties/after/type",
                 keyword: "type",
@@ -3281,22 +3566,22 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must be string"
             };
             if (vErrors === null) {
-                vErrors = [err9];
+                vErrors = [err13];
             }
             else {
-                vErrors.push(err9);
+                vErrors.push(err13);
             }
             errors++;
         }
     }
 }
 else {
-    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err10];
+        vErrors = [err14];
     }
     else {
-        vErrors.push(err10);
+        vErrors.push(err14);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
