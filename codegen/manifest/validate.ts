@@ -667,10 +667,6 @@ type Incremental = NonNullable<NonNullable<Manifest['entities'][string]['search'
 type DeletedFeed = NonNullable<Incremental['deleted_feed']>;
 
 /**
- * incremental.deleted_feed is a GET of a fixed path with the range's two ends as query params, read once per sync:
- * for an entity without fan_out whose records are stored under one id field.
- */
-/**
  * search.incremental.removed: the params that make the vendor list archived or trashed records are sent
  * with the change filter, so they are params of the incremental action (not the filter's own) that accept
  * the values; the field that marks such a record is a record field (rule `removed`).
@@ -708,6 +704,10 @@ function checkRemoved(
     report([...at, 'field'], 'removed', `removed field "${removed.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
 }
 
+/**
+ * incremental.deleted_feed is a GET of a fixed path with the range's two ends as query params, read once per sync:
+ * for an entity without fan_out whose records are stored under one id field.
+ */
 function checkDeletedFeed(
   entityName: string,
   entity: Entity,

@@ -597,8 +597,9 @@ export interface Search {
      * and a record it reads whose `field` is set (neither absent, null, false nor empty) is marked deleted
      * at once instead of stored, as a full walk, which does not send `params`, would no longer list it.
      * Only records the change filter returns are read: the template should also ask by the removal time
-     * when removing a record does not move its change time (rule `removed`: `params` are params of
-     * `action` that accept the values, and `field` is a record field).
+     * when removing a record does not move its change time. `params` are params of `action` (rule
+     * `unknown-param`) that accept the values, none the change filter's own, and `field` is a record field
+     * (rule `removed`).
      */
     removed?: {
       /** The params of `action` that make the vendor list removed records too, sent as they are. */
