@@ -1301,6 +1301,29 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(askedFor.isDone()).toBe(true);
   });
 
+  it('Orb: a customer the next full walk misses is asked for by id, and deleted in that sync when Orb answers 404', async () => {
+    const id = await create({ connector_type: 'orb', name: 'Orb deleted', credentials: { api_key: 'orb_deleted_customer_secret' } });
+    const api = () => nock('https://api.withorb.com').matchHeader('authorization', 'Bearer orb_deleted_customer_secret');
+    const customer = (n: number) => ({ id: `cus_${n}`, external_customer_id: `ext-${n}`, name: `Customer ${n}`, email: `c${n}@example.com` });
+    const walk = (data: unknown[]) =>
+      api()
+        .get('/v1/customers')
+        .query({ limit: '100' })
+        .reply(200, { data, pagination_metadata: { has_more: false, next_cursor: null } });
+    walk([customer(1), customer(2)]);
+    expect(await syncResult(id, 'customers')).toMatchObject({ status: 'ready', mode: 'full', record_count: 2 });
+
+    walk([customer(2)]);
+    const askedFor = api().get('/v1/customers/cus_1').reply(404, {
+      detail: 'Could not find a resource of type Customer with identifier: cus_1.',
+      status: 404,
+      title: 'A specified resource was not found.',
+      type: 'https://docs.withorb.com/reference/error-responses#404-resource-not-found',
+    });
+    expect(await syncResult(id, 'customers')).toMatchObject({ status: 'ready', mode: 'full', deleted: 1, unconfirmed_deletions: 0, record_count: 1 });
+    expect(askedFor.isDone()).toBe(true);
+  });
+
   it('Intercom: conversation parts are read for every conversation by a full walk, then only for the conversations whose updated_at moved', async () => {
     const id = await create({ connector_type: 'intercom', name: 'Intercom parts', credentials: { access_token: 'intercom-secret-token' } });
     /** One run of conversations then their parts, as a sync of the whole connector orders them. */

@@ -261,6 +261,11 @@ export const definition: ConnectorDefinition = {
           "accounting_sync_configuration",
           "reporting_configuration"
         ],
+        "confirmDeletion": {
+          "action": "get",
+          "param": "customer_id",
+          "docs": "https://docs.withorb.com/api-reference/error-responses"
+        },
         "semantic": []
       },
       "actions": {
