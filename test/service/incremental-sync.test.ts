@@ -797,6 +797,46 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Notion: a page the full sweep misses is asked for by id, and deleted in that sync when Notion answers 404 object_not_found', async () => {
+    const id = await create({ connector_type: 'notion', name: 'Notion deleted', credentials: { access_token: 'ntn_deleted_page_secret' } });
+    const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_deleted_page_secret').matchHeader('notion-version', '2025-09-03');
+    const edited = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE).toISOString();
+    const page = (n: number) => ({
+      object: 'page',
+      id: `page-${n}`,
+      created_time: edited,
+      last_edited_time: edited,
+      parent: { type: 'workspace', workspace: true },
+      properties: {},
+    });
+    const walk = (results: unknown[]) =>
+      api()
+        .post('/v1/search', { filter: { property: 'object', value: 'page' }, page_size: 100 })
+        .reply(200, { object: 'list', results, next_cursor: null, has_more: false });
+    walk([page(1), page(2), page(3)]);
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', record_count: 3 });
+
+    // Page 1 was deleted for good; page 2 is in the trash, which Notion still answers (in_trash).
+    await makeFullSweepDue(service.store, { connectorId: id, entity: 'pages' });
+    walk([page(3)]);
+    const gone = api().get('/v1/pages/page-1').reply(404, {
+      object: 'error',
+      status: 404,
+      code: 'object_not_found',
+      message: 'Could not find page with ID: page-1. Make sure the relevant pages and databases are shared with your integration.',
+    });
+    const trashed = api()
+      .get('/v1/pages/page-2')
+      .reply(200, { ...page(2), in_trash: true });
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', deleted: 1, unconfirmed_deletions: 1, record_count: 2 });
+    expect(gone.isDone() && trashed.isDone()).toBe(true);
+    expect((await liveRecords(id, 'pages')).map((r) => [r.id, r.deleted])).toEqual([
+      ['page-1', true],
+      ['page-2', false],
+      ['page-3', false],
+    ]);
+  });
+
   it('Notion: data sources are also read newest first after their first sync', async () => {
     const id = await create({ connector_type: 'notion', name: 'Notion sources', credentials: { access_token: 'ntn_sources_secret' } });
     const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_sources_secret').matchHeader('notion-version', '2025-09-03');

@@ -491,6 +491,11 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.notion.com/reference/post-search"
         },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "page_id",
+          "docs": "https://developers.notion.com/reference/status-codes"
+        },
         "semantic": []
       },
       "actions": {
@@ -1032,6 +1037,11 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://developers.notion.com/reference/post-search"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "data_source_id",
+          "docs": "https://developers.notion.com/reference/status-codes"
         },
         "semantic": []
       },
