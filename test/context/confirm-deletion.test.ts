@@ -14,7 +14,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
     expect(recordIdParam('', { type: 'integer' })).toBeUndefined();
   });
 
-  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Intercom contacts, Gong users and calls, Pinterest ad accounts and boards", () => {
+  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Intercom contacts, Gong users and calls, Pinterest ad accounts and boards, Orb customers, Notion pages and data sources", () => {
     const declared = Object.entries(connectorModules).flatMap(([type, module]) =>
       Object.entries(module.definition.entities)
         .filter(([, entity]) => entity.search.confirmDeletion !== undefined)
@@ -44,6 +44,9 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
           'gong.calls: get(id)',
           'pinterest.ad_accounts: get(ad_account_id)',
           'pinterest.boards: get(board_id)',
+          'orb.customers: get(customer_id)',
+          'notion.pages: get(page_id)',
+          'notion.data_sources: get(data_source_id)',
         )
         .sort(),
     );
