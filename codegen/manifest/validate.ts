@@ -401,22 +401,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if (newestFirst !== undefined) {
           if (incremental.param !== undefined || incremental.format !== undefined || incremental.template !== undefined)
             report(at, 'incremental-action', 'incremental has newest_first (an order) and a change filter (param, format, template): give one of them');
-          for (const [name, value] of Object.entries(newestFirst)) {
-            const param = action.params?.[name];
-            if (!param)
-              report(
-                [...at, 'newest_first', name],
-                'unknown-param',
-                `newest_first param "${name}" is not a param of ${entityName}.${actionName}${didYouMean(name, params)}`,
-                true,
-              );
-            else if (!paramValues().validate(param.schema, value))
-              report(
-                [...at, 'newest_first', name],
-                'incremental-action',
-                `newest_first param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`,
-              );
-          }
+          checkSentParams([...at, 'newest_first'], 'newest_first', newestFirst, `${entityName}.${actionName}`, action, 'incremental-action', report);
         } else if (incremental.param === undefined || incremental.format === undefined) {
           report(
             at,
@@ -502,21 +487,39 @@ function checkSearchParams(entityName: string, entity: Entity, report: (segments
     report(at, 'search-params', `params are sent with ${entityName}.list, which this entity does not declare`);
     return;
   }
-  const declared = list.params ?? {};
   const filled = new Map<string, string>();
   if (search.fan_out) filled.set(search.fan_out.param, 'the fan_out param');
   if (search.each !== undefined) filled.set(search.each, 'the each param');
   if (search.window) for (const end of [search.window.from, search.window.to]) filled.set(end.split('.')[0] as string, 'a window end');
   for (const param of Object.keys(search.config_params ?? {})) filled.set(param, 'a config param');
   if (search.incremental?.param !== undefined) filled.set(search.incremental.param, "the change filter's param");
-  for (const [name, value] of Object.entries(search.params)) {
+  checkSentParams(at, 'search', search.params, `${entityName}.list`, list, 'search-params', report, filled);
+}
+
+/**
+ * Params the sync sends as the manifest writes them (newest_first, search.params, incremental.removed):
+ * each a param of the action (rule `unknown-param`, with a suggestion), not one the sync fills itself
+ * (`filled`: the param and its role), whose schema accepts the value (`rule`).
+ */
+function checkSentParams(
+  at: string[],
+  label: string,
+  values: Record<string, unknown>,
+  actionLabel: string,
+  action: Action,
+  rule: string,
+  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+  filled: Map<string, string> = new Map(),
+): void {
+  const declared = action.params ?? {};
+  for (const [name, value] of Object.entries(values)) {
     const param = declared[name];
     const role = filled.get(name);
     if (!param)
-      report([...at, name], 'unknown-param', `search param "${name}" is not a param of ${entityName}.list${didYouMean(name, Object.keys(declared))}`, true);
-    else if (role !== undefined) report([...at, name], 'search-params', `search param "${name}" is ${role}, which the sync fills itself`, true);
+      report([...at, name], 'unknown-param', `${label} param "${name}" is not a param of ${actionLabel}${didYouMean(name, Object.keys(declared))}`, true);
+    else if (role !== undefined) report([...at, name], rule, `${label} param "${name}" is ${role}, which the sync fills itself`, true);
     else if (!paramValues().validate(param.schema, value))
-      report([...at, name], 'search-params', `search param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`);
+      report([...at, name], rule, `${label} param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`);
   }
 }
 
@@ -682,23 +685,9 @@ function checkRemoved(
   const at = ['entities', entityName, 'search', 'incremental', 'removed'];
   const actionName = incremental.action ?? 'list';
   const action = entity.actions[actionName];
-  const declared = action?.params ?? {};
+  const filled = new Map(incremental.param === undefined ? [] : [[incremental.param, "the change filter's param"]]);
   // Without the action, rule incremental-action has said so.
-  for (const [name, value] of action ? Object.entries(removed.params) : []) {
-    const param = declared[name];
-    if (!param) {
-      report(
-        [...at, 'params', name],
-        'unknown-param',
-        `removed param "${name}" is not a param of ${entityName}.${actionName}${didYouMean(name, Object.keys(declared))}`,
-        true,
-      );
-    } else if (name === incremental.param) {
-      report([...at, 'params', name], 'removed', `removed param "${name}" is the change filter's param: ask for removed records with another param`, true);
-    } else if (!paramValues().validate(param.schema, value)) {
-      report([...at, 'params', name], 'removed', `removed param "${name}" ${paramValues().errorsText(undefined, { dataVar: 'value' })}`);
-    }
-  }
+  if (action) checkSentParams([...at, 'params'], 'removed', removed.params, `${entityName}.${actionName}`, action, 'removed', report, filled);
   const first = removed.field.split('.')[0] as string;
   if (!fieldNames.has(first))
     report([...at, 'field'], 'removed', `removed field "${removed.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);

@@ -229,9 +229,10 @@ interface PageInWrite {
 
 /** The latest change time among `records` and `latest`. */
 function latestOf(latest: number | undefined, records: PreparedRecord[], filter: ChangeFilter | undefined): number | undefined {
+  if (!filter) return latest;
   let result = latest;
   for (const record of records) {
-    const changed = filter ? changeTime(record.data, filter) : undefined;
+    const changed = changeTime(record.data, filter);
     if (changed !== undefined && (result === undefined || changed > result)) result = changed;
   }
   return result;
@@ -694,12 +695,10 @@ export class ConnectorSync {
       counts.records += page.records.length;
       counts.changed += written.changed.length;
       if (readLive) for (const record of page.records) readLive.add(record.recordId);
-      if (filter || memo) {
+      if (memo) {
         for (const record of page.records) {
           const changed = filter ? changeTime(record.data, filter) : undefined;
-          if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
-          if (memo && (changed === undefined || since === undefined || changed >= since))
-            memo.push({ context: page.context, values: pick(record.data, memoFields) });
+          if (changed === undefined || since === undefined || changed >= since) memo.push({ context: page.context, values: pick(record.data, memoFields) });
         }
       }
       try {
@@ -724,8 +723,9 @@ export class ConnectorSync {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
           const { records: read } = preparePage(items, entity.record);
+          // Every record read counts toward the mark, those read removed too (a failed sync stores no mark).
+          latestChange = latestOf(latestChange, read, filter);
           const records = removal ? removal.live(read) : read;
-          if (records.length < read.length) latestChange = latestOf(latestChange, read, filter);
           counts.records += read.length - records.length;
           // The later version of a record is written after the earlier one.
           if (writing && sharesRecord(writing.records, records)) await settle();
@@ -766,17 +766,12 @@ export class ConnectorSync {
         const reason = 'the connector was deleted';
         progress('skipped', { reason });
         return {
-          entity: name,
-          status: 'skipped',
+          ...skippedOutcome(name, reason),
           mode,
           records: counts.records,
           changed: counts.changed,
-          deleted: 0,
-          unconfirmed: 0,
           pages: counts.pages,
-          recordCount: 0,
           elapsedMs: performance.now() - counts.started,
-          reason,
         };
       }
       if (!(error instanceof PageError) && !(error instanceof StopRun) && !(error instanceof SwitchyardError)) {

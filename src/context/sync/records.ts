@@ -150,8 +150,15 @@ export interface PageWrite {
   unchanged: number;
 }
 
-/** Ids per statement of forgetHashes. */
+/** Ids per statement of the updates and deletes that take a list of record ids. */
 const CHUNK = 1000;
+
+/** Runs `run` on `recordIds` in chunks of CHUNK (one IN list each) and sums the rows each affected. */
+async function inChunks(recordIds: string[], run: (chunk: string[]) => Promise<bigint | number | undefined>): Promise<number> {
+  let count = 0;
+  for (let start = 0; start < recordIds.length; start += CHUNK) count += Number((await run(recordIds.slice(start, start + CHUNK))) ?? 0);
+  return count;
+}
 
 /**
  * The page as one JSON array of [record id, record, content hash] triples, built from the canonical JSON
@@ -209,16 +216,19 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
  * again.
  */
 export async function forgetHashes(db: Db, scope: RecordScope, records: SyncedRecord[]): Promise<void> {
-  const recordIds = records.map((record) => record.recordId);
-  for (let start = 0; start < recordIds.length; start += CHUNK) {
-    await db
-      .updateTable('context_records')
-      .set({ content_hash: '' })
-      .where('connector_id', '=', scope.connectorId)
-      .where('entity', '=', scope.entity)
-      .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
-      .execute();
-  }
+  await inChunks(
+    records.map((record) => record.recordId),
+    async (chunk) =>
+      (
+        await db
+          .updateTable('context_records')
+          .set({ content_hash: '' })
+          .where('connector_id', '=', scope.connectorId)
+          .where('entity', '=', scope.entity)
+          .where('record_id', 'in', chunk)
+          .executeTakeFirst()
+      ).numUpdatedRows,
+  );
 }
 
 /** Clears what a full sync of the entity noted as seen (when it ends, and before one begins: a sync stopped by a crash leaves notes). */
@@ -263,20 +273,21 @@ export async function sweepUnseen(db: Db, scope: RecordScope): Promise<SweepResu
 
 /** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them, answered 404 for them, or listed them archived); returns how many. */
 export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
-  let count = 0;
-  for (let start = 0; start < recordIds.length; start += CHUNK) {
-    const result = await db
-      .updateTable('context_records')
-      .set({ deleted_at: sql`now()` })
-      .where('organization_id', '=', scope.organizationId)
-      .where('connector_id', '=', scope.connectorId)
-      .where('entity', '=', scope.entity)
-      .where('deleted_at', 'is', null)
-      .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
-      .executeTakeFirst();
-    count += Number(result.numUpdatedRows);
-  }
-  return count;
+  return inChunks(
+    recordIds,
+    async (chunk) =>
+      (
+        await db
+          .updateTable('context_records')
+          .set({ deleted_at: sql`now()` })
+          .where('organization_id', '=', scope.organizationId)
+          .where('connector_id', '=', scope.connectorId)
+          .where('entity', '=', scope.entity)
+          .where('deleted_at', 'is', null)
+          .where('record_id', 'in', chunk)
+          .executeTakeFirst()
+      ).numUpdatedRows,
+  );
 }
 
 /** Up to `limit` ids of the records the entity's last complete full walk missed (noted by sweepUnseen). */
@@ -294,17 +305,18 @@ export async function missedRecordIds(db: Db, scope: RecordScope, limit: number)
 
 /** Removes these records' notes of a missed record (their deletion was confirmed); returns how many were removed. */
 export async function forgetMissedRecords(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
-  let count = 0;
-  for (let start = 0; start < recordIds.length; start += CHUNK) {
-    const result = await db
-      .deleteFrom('context_sync_missed')
-      .where('connector_id', '=', scope.connectorId)
-      .where('entity', '=', scope.entity)
-      .where('record_id', 'in', recordIds.slice(start, start + CHUNK))
-      .executeTakeFirst();
-    count += Number(result.numDeletedRows);
-  }
-  return count;
+  return inChunks(
+    recordIds,
+    async (chunk) =>
+      (
+        await db
+          .deleteFrom('context_sync_missed')
+          .where('connector_id', '=', scope.connectorId)
+          .where('entity', '=', scope.entity)
+          .where('record_id', 'in', chunk)
+          .executeTakeFirst()
+      ).numDeletedRows,
+  );
 }
 
 /** Clears the records noted as missed by the entity's last complete full walk. */
