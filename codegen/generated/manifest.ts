@@ -599,24 +599,30 @@ export interface Search {
       /** The vendor's page that documents the feed. */
       docs: string;
     };
+  };
+  /**
+   * For a vendor that keeps a record it counts as deleted and marks it with a field (Notion's
+   * `in_trash`: its API cannot delete a page, only move it to the trash; Linear's `archivedAt`): a
+   * record the sync reads whose `field` is set (neither absent, null, false nor empty) is marked deleted
+   * at once instead of stored, whether a walk's page holds it or it answers `confirm_deletion` (which
+   * then confirms the deletion as a 404 does). For a list that hides such records unless asked,
+   * `incremental_params` are sent by every incremental walk too, so a record removed since the last sync
+   * is read and deleted then; a full walk, which does not send them, no longer lists it. Only records
+   * the change filter returns are read: the template should also ask by the removal time when removing a
+   * record does not move its change time. `field` is a record field (rule `removed`);
+   * `incremental_params` need `incremental` and are params of its `action` that accept the values, none
+   * the change filter's own (rules `unknown-param`, `removed`).
+   */
+  removed?: {
+    /** Record field (dot path) that is set on a removed record. */
+    field: string;
     /**
-     * For a vendor that hides archived or trashed records from its list unless asked, and then marks them
-     * with a field (Linear's `includeArchived` and `archivedAt`): the incremental walk sends `params` too,
-     * and a record it reads whose `field` is set (neither absent, null, false nor empty) is marked deleted
-     * at once instead of stored, as a full walk, which does not send `params`, would no longer list it.
-     * Only records the change filter returns are read: the template should also ask by the removal time
-     * when removing a record does not move its change time. `params` are params of `action` (rule
-     * `unknown-param`) that accept the values, none the change filter's own, and `field` is a record field
-     * (rule `removed`).
+     * The params of the incremental `action` that make the vendor list removed records too, sent as they
+     * are.
      */
-    removed?: {
-      /** The params of `action` that make the vendor list removed records too, sent as they are. */
-      params: JsonObject;
-      /** Record field (dot path) that is set on a removed record. */
-      field: string;
-      /** The vendor's page that documents the params or the field. */
-      docs: string;
-    };
+    incremental_params?: JsonObject;
+    /** The vendor's page that documents the field (and the params). */
+    docs: string;
   };
   /**
    * Params a sync sends, as they are, with every call of the entity's `list` (and of the incremental
@@ -688,10 +694,11 @@ export interface Search {
    * record a full walk misses is otherwise deleted only when the next sync, a full walk too, misses it
    * again (a list can leave out a record that still exists while it changes under the walk). With this,
    * the sweep asks `action` for each record it missed for the first time, the record id in `param`: a
-   * 404 marks it deleted in the same sync; any other answer (the record, an error) leaves it to the next
-   * full walk. At most 100 records a sweep are asked for; when more were missed, none are, and all wait
-   * for the next full walk. Rule `confirm-deletion`: `action` is a GET of the entity that needs no other
-   * param, and the entity's records are stored under one id field.
+   * 404, or a record marked by `removed`, marks it deleted in the same sync; any other answer (the
+   * record, an error) leaves it to the next full walk. At most 100 records a sweep are asked for; when
+   * more were missed, none are, and all wait for the next full walk. Rule `confirm-deletion`: `action`
+   * is a GET of the entity that needs no other param, and the entity's records are stored under one id
+   * field.
    */
   confirm_deletion?: {
     /** The entity's action that reads one record by its id (usually `get`). */

@@ -455,8 +455,8 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if (/\{[a-z_]+\}/.test(stray)) report([...at, 'template'], 'template-syntax', 'an incremental template knows only {value} and {current}');
       }
       if (incremental.deleted_feed) checkDeletedFeed(entityName, entity, incremental.deleted_feed, report);
-      if (incremental.removed) checkRemoved(entityName, entity, incremental, incremental.removed, fieldNames, report);
     }
+    if (entity.search?.removed) checkRemoved(entityName, entity, entity.search.removed, fieldNames, report);
     checkRepeatedLists(entityName, entity, report);
     checkSearchParams(entityName, entity, report);
     checkConfigParams(entityName, entity, m.config ?? {}, report);
@@ -497,7 +497,7 @@ function checkSearchParams(entityName: string, entity: Entity, report: (segments
 }
 
 /**
- * Params the sync sends as the manifest writes them (newest_first, search.params, incremental.removed):
+ * Params the sync sends as the manifest writes them (newest_first, search.params, removed.incremental_params):
  * each a param of the action (rule `unknown-param`, with a suggestion), not one the sync fills itself
  * (`filled`: the param and its role), whose schema accepts the value (`rule`).
  */
@@ -669,28 +669,41 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: (segment
 type Incremental = NonNullable<NonNullable<Manifest['entities'][string]['search']>['incremental']>;
 type DeletedFeed = NonNullable<Incremental['deleted_feed']>;
 
+type Removed = NonNullable<NonNullable<Manifest['entities'][string]['search']>['removed']>;
+
 /**
- * search.incremental.removed: the params that make the vendor list archived or trashed records are sent
- * with the change filter, so they are params of the incremental action (not the filter's own) that accept
- * the values; the field that marks such a record is a record field (rule `removed`).
+ * search.removed: the field that marks an archived or trashed record is a record field; the params that
+ * make the vendor list such records are sent by the incremental walk with its change filter, so they need
+ * one, and are params of its action (not the filter's own) that accept the values (rule `removed`).
  */
 function checkRemoved(
   entityName: string,
   entity: Entity,
-  incremental: Incremental,
-  removed: NonNullable<Incremental['removed']>,
+  removed: Removed,
   fieldNames: Set<string>,
   report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
 ): void {
-  const at = ['entities', entityName, 'search', 'incremental', 'removed'];
+  const at = ['entities', entityName, 'search', 'removed'];
+  const first = removed.field.split('.')[0] as string;
+  if (!fieldNames.has(first))
+    report([...at, 'field'], 'removed', `removed field "${removed.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
+  if (removed.incremental_params === undefined) return;
+  const incremental = entity.search?.incremental;
+  if (!incremental) {
+    report(
+      [...at, 'incremental_params'],
+      'removed',
+      'removed incremental_params are sent by incremental walks: declare search.incremental, or drop them',
+      true,
+    );
+    return;
+  }
   const actionName = incremental.action ?? 'list';
   const action = entity.actions[actionName];
   const filled = new Map(incremental.param === undefined ? [] : [[incremental.param, "the change filter's param"]]);
   // Without the action, rule incremental-action has said so.
-  if (action) checkSentParams([...at, 'params'], 'removed', removed.params, `${entityName}.${actionName}`, action, 'removed', report, filled);
-  const first = removed.field.split('.')[0] as string;
-  if (!fieldNames.has(first))
-    report([...at, 'field'], 'removed', `removed field "${removed.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
+  if (action)
+    checkSentParams([...at, 'incremental_params'], 'removed', removed.incremental_params, `${entityName}.${actionName}`, action, 'removed', report, filled);
 }
 
 /**

@@ -75,7 +75,7 @@ export class ServiceMetrics implements ServiceObserver {
   });
   private readonly syncDeleted = new Counter({
     name: 'switchyard_sync_deleted_records_total',
-    help: "Records context store syncs marked deleted (missed by two full walks in a row, missed by one and answered 404 by the vendor, named by a vendor's deleted feed, or read archived by an incremental sync), by connector type.",
+    help: "Records context store syncs marked deleted (missed by two full walks in a row, missed by one and answered 404 by the vendor, named by a vendor's deleted feed, or read archived or trashed), by connector type.",
     labelNames: ['connector_type'] as const,
     registers: [this.registry],
   });

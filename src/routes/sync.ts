@@ -92,7 +92,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
                     deleted: {
                       type: 'integer',
                       description:
-                        "Records marked deleted: by the final sweep of a full walk (missed by it and by the full walk before it, or by it and answered 404 by the vendor when asked for by id), named by the vendor's feed of deleted records after an incremental walk, or read archived or trashed by an incremental walk.",
+                        "Records marked deleted: by the final sweep of a full walk (missed by it and by the full walk before it, or by it and answered 404, or archived or trashed, by the vendor when asked for by id), named by the vendor's feed of deleted records after an incremental walk, or read archived or trashed by a walk.",
                     },
                     unconfirmed_deletions: {
                       type: 'integer',

@@ -150,7 +150,7 @@ const examples: Record<string, Record<string, string>> = {
   removed: {
     'acme.yaml': swap(
       RECORD,
-      `    search: { incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: { cursor: archived }, field: name, docs: "https://acme.example/docs" } } }\n` +
+      `    search: { incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" }, removed: { field: name, incremental_params: { cursor: archived }, docs: "https://acme.example/docs" } }\n` +
         RECORD,
     )(VALID),
   },
@@ -321,27 +321,41 @@ describe('every documented manifest error rule has a failing example', () => {
     expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule: 'confirm-deletion', line, message })]);
   });
 
+  const INCREMENTAL = 'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" }';
+  const withArchivedParam = swap(
+    '          cursor: { in: query, schema: { type: string } }\n',
+    '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
+  );
+
   it.each([
-    ['{ archivd: true }', 'archivedAt', 'unknown-param', 'removed param "archivd" is not a param of widgets.list; did you mean "archived"?'],
-    ['{ archived: "yes" }', 'archivedAt', 'removed', 'removed param "archived" value must be boolean'],
-    ['{ archived: true }', 'archived_at', 'removed', 'removed field "archived_at" is not a record field of widgets; did you mean "archivedAt"?'],
-  ])('incremental.removed: params %s with field %s are refused (%s): %s', (params, field, rule, message) => {
-    const incremental = `incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: ${params}, field: ${field}, docs: "https://acme.example/docs" } }`;
-    const yaml = swap(
-      '          cursor: { in: query, schema: { type: string } }\n',
-      '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
-    )(swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n${RECORD}        archivedAt: string\n`)(VALID));
+    [INCREMENTAL, '{ archivd: true }', 'archivedAt', 'unknown-param', 'removed param "archivd" is not a param of widgets.list; did you mean "archived"?'],
+    [INCREMENTAL, '{ archived: "yes" }', 'archivedAt', 'removed', 'removed param "archived" value must be boolean'],
+    [INCREMENTAL, '{ cursor: "x" }', 'archivedAt', 'removed', `removed param "cursor" is the change filter's param, which the sync fills itself`],
+    [INCREMENTAL, '{ archived: true }', 'archived_at', 'removed', 'removed field "archived_at" is not a record field of widgets; did you mean "archivedAt"?'],
+    [
+      '# no change filter',
+      '{ archived: true }',
+      'archivedAt',
+      'removed',
+      'removed incremental_params are sent by incremental walks: declare search.incremental, or drop them',
+    ],
+  ])('search.removed: with %s, incremental_params %s and field %s are refused (%s): %s', (before, params, field, rule, message) => {
+    const removed = `removed: { field: ${field}, incremental_params: ${params}, docs: "https://acme.example/docs" }`;
+    const yaml = withArchivedParam(
+      swap(RECORD, `    search:\n      fields: [name]\n      ${before}\n      ${removed}\n${RECORD}        archivedAt: string\n`)(VALID),
+    );
     const diagnostics = diagnosticsOf(yaml);
-    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule, line: 30, message })]);
+    expect(diagnostics, JSON.stringify(diagnostics, null, 1)).toEqual([expect.objectContaining({ rule, line: 31, message })]);
   });
 
-  it('incremental.removed: a param of the action that accepts the value and a record field pass', () => {
-    const incremental =
-      'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", removed: { params: { archived: true }, field: archivedAt, docs: "https://acme.example/docs" } }';
-    const yaml = swap(
-      '          cursor: { in: query, schema: { type: string } }\n',
-      '          cursor: { in: query, schema: { type: string } }\n          archived: { in: query, schema: { type: boolean } }\n',
-    )(swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n${RECORD}        archivedAt: string\n`)(VALID));
+  it.each([
+    [
+      'with incremental_params',
+      `${INCREMENTAL}\n      removed: { field: archivedAt, incremental_params: { archived: true }, docs: "https://acme.example/docs" }`,
+    ],
+    ['without a change filter', 'removed: { field: archivedAt, docs: "https://acme.example/docs" }'],
+  ])('search.removed %s: a param of the action that accepts the value and a record field pass', (_label, search) => {
+    const yaml = withArchivedParam(swap(RECORD, `    search:\n      fields: [name]\n      ${search}\n${RECORD}        archivedAt: string\n`)(VALID));
     expect(diagnosticsOf(yaml)).toEqual([]);
   });
 

@@ -797,7 +797,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
-  it('Notion: a page the full sweep misses is asked for by id, and deleted in that sync when Notion answers 404 object_not_found', async () => {
+  it('Notion: a page the full sweep misses is asked for by id, and deleted in that sync when Notion answers 404 object_not_found or the page in the trash', async () => {
     const id = await create({ connector_type: 'notion', name: 'Notion deleted', credentials: { access_token: 'ntn_deleted_page_secret' } });
     const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_deleted_page_secret').matchHeader('notion-version', '2025-09-03');
     const edited = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE).toISOString();
@@ -813,10 +813,11 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       api()
         .post('/v1/search', { filter: { property: 'object', value: 'page' }, page_size: 100 })
         .reply(200, { object: 'list', results, next_cursor: null, has_more: false });
-    walk([page(1), page(2), page(3)]);
-    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', record_count: 3 });
+    walk([page(1), page(2), page(3), page(4)]);
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', record_count: 4 });
 
-    // Page 1 was deleted for good; page 2 is in the trash, which Notion still answers (in_trash).
+    // Page 1 was deleted for good; page 2 is in the trash (the API's only deletion), which Notion still
+    // answers with in_trash; page 4 left the search but is still live and shared: it waits for the next walk.
     await makeFullSweepDue(service.store, { connectorId: id, entity: 'pages' });
     walk([page(3)]);
     const gone = api().get('/v1/pages/page-1').reply(404, {
@@ -828,13 +829,63 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const trashed = api()
       .get('/v1/pages/page-2')
       .reply(200, { ...page(2), in_trash: true });
-    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', deleted: 1, unconfirmed_deletions: 1, record_count: 2 });
-    expect(gone.isDone() && trashed.isDone()).toBe(true);
+    const live = api()
+      .get('/v1/pages/page-4')
+      .reply(200, { ...page(4), in_trash: false });
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', deleted: 2, unconfirmed_deletions: 1, record_count: 2 });
+    expect(gone.isDone() && trashed.isDone() && live.isDone()).toBe(true);
     expect((await liveRecords(id, 'pages')).map((r) => [r.id, r.deleted])).toEqual([
       ['page-1', true],
-      ['page-2', false],
+      ['page-2', true],
+      ['page-3', false],
+      ['page-4', false],
+    ]);
+  });
+
+  it('Notion: a page or data source the search lists in the trash is deleted, not stored, by a full or an incremental walk; restored, it is stored again', async () => {
+    const id = await create({ connector_type: 'notion', name: 'Notion trash', credentials: { access_token: 'ntn_trash_secret' } });
+    const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_trash_secret').matchHeader('notion-version', '2025-09-03');
+    const t0 = Math.floor(Date.now() / MINUTE) * MINUTE - 120 * MINUTE;
+    const item = (object: string, n: number, edited: number, inTrash = false) => ({
+      object,
+      id: `${object}-${n}`,
+      created_time: new Date(t0 - 600 * MINUTE).toISOString(),
+      last_edited_time: new Date(edited).toISOString(),
+      in_trash: inTrash,
+      parent: { type: 'workspace', workspace: true },
+      properties: {},
+    });
+    const page = (n: number, edited: number, inTrash = false) => item('page', n, edited, inTrash);
+    const search = (value: string, body: Record<string, unknown>, results: unknown[]) =>
+      api()
+        .post('/v1/search', { filter: { property: 'object', value }, page_size: 100, ...body })
+        .reply(200, { object: 'list', results, next_cursor: null, has_more: false });
+    const newestFirst = { sort: { direction: 'descending', timestamp: 'last_edited_time' } };
+
+    // 1. First sync, a full walk: page 2 is already in the trash.
+    search('page', {}, [page(3, t0), page(2, t0 - 10 * MINUTE, true), page(1, t0 - 20 * MINUTE)]);
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'full', records: 3, changed: 2, deleted: 0, record_count: 2 });
+
+    // 2. Page 3 was moved to the trash: the incremental walk reads it there and deletes it.
+    search('page', newestFirst, [page(3, t0 + 30 * MINUTE, true), page(1, t0 - 20 * MINUTE)]);
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'incremental', deleted: 1, record_count: 1 });
+    expect((await liveRecords(id, 'pages')).map((r) => [r.id, r.deleted])).toEqual([
+      ['page-1', false],
+      ['page-3', true],
+    ]);
+
+    // 3. Restored from the trash, it is live again.
+    search('page', newestFirst, [page(3, t0 + 40 * MINUTE), page(1, t0 - 20 * MINUTE)]);
+    expect(await syncResult(id, 'pages')).toMatchObject({ status: 'ready', mode: 'incremental', changed: 1, deleted: 0, record_count: 2 });
+    expect((await liveRecords(id, 'pages')).map((r) => [r.id, r.deleted])).toEqual([
+      ['page-1', false],
       ['page-3', false],
     ]);
+
+    // 4. A data source in the trash, read by its full walk.
+    search('data_source', {}, [item('data_source', 2, t0), item('data_source', 1, t0 - MINUTE, true)]);
+    expect(await syncResult(id, 'data_sources')).toMatchObject({ status: 'ready', mode: 'full', records: 2, record_count: 1 });
+    expect((await liveRecords(id, 'data_sources')).map((r) => r.id)).toEqual(['data_source-2']);
   });
 
   it('Notion: data sources are also read newest first after their first sync', async () => {

@@ -459,14 +459,14 @@ export const definition: ConnectorDefinition = {
           "fieldFormat": "iso8601",
           "overlapSeconds": 300,
           "fullSweepHours": 24,
-          "docs": "https://linear.app/developers/filtering",
-          "removed": {
-            "params": {
-              "includeArchived": true
-            },
-            "field": "archivedAt",
-            "docs": "https://linear.app/changelog/2019-11-26-api-improvements"
-          }
+          "docs": "https://linear.app/developers/filtering"
+        },
+        "removed": {
+          "field": "archivedAt",
+          "incrementalParams": {
+            "includeArchived": true
+          },
+          "docs": "https://linear.app/changelog/2019-11-26-api-improvements"
         },
         "metadata": {
           "assignee_name": "assignee.name",

@@ -491,6 +491,10 @@ export const definition: ConnectorDefinition = {
           "fullSweepHours": 24,
           "docs": "https://developers.notion.com/reference/post-search"
         },
+        "removed": {
+          "field": "in_trash",
+          "docs": "https://developers.notion.com/reference/trash-page"
+        },
         "confirmDeletion": {
           "action": "get",
           "param": "page_id",
@@ -1037,6 +1041,10 @@ export const definition: ConnectorDefinition = {
           "overlapSeconds": 300,
           "fullSweepHours": 24,
           "docs": "https://developers.notion.com/reference/post-search"
+        },
+        "removed": {
+          "field": "in_trash",
+          "docs": "https://developers.notion.com/reference/update-a-data-source"
         },
         "confirmDeletion": {
           "action": "get",

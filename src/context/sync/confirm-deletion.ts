@@ -2,8 +2,9 @@
  * Confirming a full walk's misses at once (the manifest's search.confirm_deletion): a record a full walk did
  * not read is otherwise deleted only when the next full walk misses it too (migration 13). For a vendor
  * whose read of one record answers 404 once it is deleted, the sweep asks for each record missed for the
- * first time: a 404 deletes it in the same sync; the record itself, or any error, leaves it to the next
- * full walk, so a record the list left out while it still exists is never deleted on one walk's word.
+ * first time: a 404, or the record marked removed (search.removed: trashed), deletes it in the same sync;
+ * the record itself, or any error, leaves it to the next full walk, so a record the list left out while it
+ * still exists is never deleted on one walk's word.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { NotFoundError, RateLimitedError, type Connector, type EntityDefinition } from '../../../runtime/index.js';
@@ -11,6 +12,7 @@ import { observeUpstream } from '../../observability/observer.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import { missedRecordIds, type RecordScope } from './records.js';
+import { isRemoved } from './removed.js';
 import { markConfirmedDeletions } from './state.js';
 
 export type ConfirmDeletion = NonNullable<EntityDefinition['search']['confirmDeletion']>;
@@ -38,7 +40,7 @@ export function recordIdParam(recordId: string, schema: Record<string, unknown> 
 
 /**
  * Asks the vendor for each record the entity's last full walk missed, when there are at most
- * MAX_CONFIRMED_DELETIONS, and marks deleted those it answers 404 for. Returns the entity's counts after
+ * MAX_CONFIRMED_DELETIONS, and marks deleted those it answers 404 for or answers marked removed. Returns the entity's counts after
  * that, or undefined when nothing was deleted.
  */
 export async function confirmMissedDeletions(
@@ -51,6 +53,7 @@ export async function confirmMissedDeletions(
   const missed = await missedRecordIds(ctx.store.db, scope, MAX_CONFIRMED_DELETIONS + 1);
   if (missed.length === 0 || missed.length > MAX_CONFIRMED_DELETIONS) return undefined;
   const schema = entity.actions[confirm.action]?.params[confirm.param]?.schema;
+  const removed = entity.search.removed;
   const gone: string[] = [];
   let failed = 0;
   let firstFailure: string | undefined;
@@ -59,7 +62,8 @@ export async function confirmMissedDeletions(
     const value = recordIdParam(recordId, schema);
     if (value === undefined) continue;
     try {
-      await observeUpstream(ctx, row.connector_type, () => connector.execute(scope.entity, confirm.action, { [confirm.param]: value }));
+      const answer = await observeUpstream(ctx, row.connector_type, () => connector.execute(scope.entity, confirm.action, { [confirm.param]: value }));
+      if (removed && isRemoved(answer.data, removed)) gone.push(recordId);
     } catch (error) {
       if (error instanceof NotFoundError) {
         gone.push(recordId);

@@ -48,7 +48,6 @@ import {
   changeTime,
   decideMode,
   NewestFirstStop,
-  RemovedRecords,
   unconfirmedWhy,
   type ChangeFilter,
   type ModeDecision,
@@ -57,6 +56,7 @@ import { observeUpstream } from '../../observability/observer.js';
 import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 import { deletedFeedOf, deletedIds, deletionsSince, feedRangeParams, type DeletedFeed } from './deleted-feed.js';
 import { confirmMissedDeletions } from './confirm-deletion.js';
+import { RemovedRecords } from './removed.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -107,8 +107,8 @@ export interface EntityOutcome {
   changed: number;
   /**
    * Records marked deleted: by the final sweep (missed by this full walk and the one before, or by this one
-   * and answered 404 when asked for by id), named by the entity's deleted feed, or read removed (archived)
-   * by this incremental walk.
+   * and answered 404, or read removed, when asked for by id), named by the entity's deleted feed, or read
+   * removed (archived or trashed: search.removed) by this walk.
    */
   deleted: number;
   /** Live records the entity's last complete full walk (this one, if full) missed for the first time: the next full walk, at the next sync, deletes them if it misses them too. */
@@ -367,7 +367,8 @@ export class ConnectorSync {
     this.requireConfigParams(name, action);
     let base: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...searchParams(entity, action), ...passed };
     const filter = changeFilterOf(entity);
-    if (decision.mode === 'incremental' && filter && decision.since) base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now) };
+    if (decision.mode === 'incremental' && filter && decision.since)
+      base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now), ...entity.search.removed?.incrementalParams };
     const window = entity.search.window;
     const parentMayBeGone = entity.search.fanOut !== undefined;
     if (!window) {
@@ -660,8 +661,8 @@ export class ConnectorSync {
     const counts: WalkCounts = { records: 0, changed: 0, pages: 0, started: performance.now(), mode };
     // With a deleted feed: the records this walk read live, which the feed may list as deleted before they came back.
     const readLive = walk.deletions ? new Set<string>() : undefined;
-    // Archived or trashed records the incremental walk asked the vendor to list too: deleted, not stored.
-    const removal = mode === 'incremental' && filter?.removed ? new RemovedRecords(filter.removed) : undefined;
+    // Archived or trashed records (search.removed), read by any walk: deleted, not stored.
+    const removal = entity.search.removed ? new RemovedRecords(entity.search.removed) : undefined;
     let fedDeleted = 0;
     let removedDeleted = 0;
     let refusedFeed = false;

@@ -89,7 +89,7 @@ export function changeTime(record: unknown, filter: Pick<ChangeFilter, 'field' |
 
 /**
  * The params an incremental walk adds to the ones it would send otherwise (`current`: defaults, page size,
- * fan-out values): the change filter (or the newest-first order), and those asking for removed records too.
+ * fan-out values) to carry the change filter (or the newest-first order).
  */
 export function changeFilterParams(
   filter: ChangeFilter,
@@ -98,10 +98,6 @@ export function changeFilterParams(
   current: Record<string, unknown>,
   now: Date,
 ): Record<string, unknown> {
-  return { ...filterParams(filter, action, since, current, now), ...filter.removed?.params };
-}
-
-function filterParams(filter: ChangeFilter, action: ActionDefinition, since: Date, current: Record<string, unknown>, now: Date): Record<string, unknown> {
   if (filter.newestFirst !== undefined) return { ...filter.newestFirst };
   const { param, format } = filter;
   // The generator requires param and format wherever newest_first is absent.
@@ -113,34 +109,6 @@ function filterParams(filter: ChangeFilter, action: ActionDefinition, since: Dat
   const type = action.params[param]?.schema.type;
   const isStructured = type === 'object' || type === 'array' || (Array.isArray(type) && (type.includes('object') || type.includes('array')));
   return { [param]: isStructured ? JSON.parse(text) : text.trim() };
-}
-
-/**
- * The records an incremental walk read as removed (archived or trashed: search.incremental.removed), by
- * the last state the walk read each in: a record read removed and then live again stays.
- */
-export class RemovedRecords {
-  private readonly ids = new Set<string>();
-
-  constructor(private readonly removed: NonNullable<ChangeFilter['removed']>) {}
-
-  /** Takes a page in the order read; returns its live records, to store. */
-  live<T extends { recordId: string; data: unknown }>(records: T[]): T[] {
-    const kept: T[] = [];
-    for (const record of records) {
-      const mark = getPath(record.data, this.removed.field);
-      if (mark === undefined || mark === null || mark === false || mark === '') {
-        this.ids.delete(record.recordId);
-        kept.push(record);
-      } else this.ids.add(record.recordId);
-    }
-    return kept;
-  }
-
-  /** The ids whose last reading was removed. */
-  get recordIds(): string[] {
-    return [...this.ids];
-  }
 }
 
 /**
