@@ -40,8 +40,8 @@ export function recordIdParam(recordId: string, schema: Record<string, unknown> 
 
 /**
  * Asks the vendor for each record the entity's last full walk missed, when there are at most
- * MAX_CONFIRMED_DELETIONS, and marks deleted those it answers 404 for or answers marked removed. Returns the entity's counts after
- * that, or undefined when nothing was deleted.
+ * MAX_CONFIRMED_DELETIONS, and marks deleted those it answers 404 for, or with the record marked removed.
+ * Returns the entity's counts after that, or undefined when nothing was deleted.
  */
 export async function confirmMissedDeletions(
   confirmation: Confirmation,
