@@ -14,7 +14,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
     expect(recordIdParam('', { type: 'integer' })).toBeUndefined();
   });
 
-  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Intercom contacts, Gong users and calls, Pinterest ad accounts and boards, Orb customers, Notion pages and data sources", () => {
+  it("is declared where the vendor documents a 404 for a record that does not exist: Harvest's entities read by id, Jira issues, Intercom contacts, Gong users and calls, Pinterest ad accounts and boards, Orb customers, Notion pages, data sources and blocks", () => {
     const declared = Object.entries(connectorModules).flatMap(([type, module]) =>
       Object.entries(module.definition.entities)
         .filter(([, entity]) => entity.search.confirmDeletion !== undefined)
@@ -47,6 +47,7 @@ describe('confirming a missed record by id (search.confirm_deletion)', () => {
           'orb.customers: get(customer_id)',
           'notion.pages: get(page_id)',
           'notion.data_sources: get(data_source_id)',
+          'notion.blocks: get(block_id)',
         )
         .sort(),
     );

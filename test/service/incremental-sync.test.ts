@@ -842,6 +842,66 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
   });
 
+  it('Notion: a block the full sweep misses is asked for by id, and deleted in that sync when Notion answers 404 or the block in the trash', async () => {
+    const id = await create({ connector_type: 'notion', name: 'Notion blocks', credentials: { access_token: 'ntn_deleted_block_secret' } });
+    const api = () =>
+      nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_deleted_block_secret').matchHeader('notion-version', '2025-09-03');
+    const edited = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 60 * MINUTE).toISOString();
+    const page = {
+      object: 'page',
+      id: 'page-1',
+      created_time: edited,
+      last_edited_time: edited,
+      parent: { type: 'workspace', workspace: true },
+      properties: {},
+    };
+    const block = (n: number, inTrash = false) => ({
+      object: 'block',
+      id: `block-${n}`,
+      type: 'paragraph',
+      paragraph: { rich_text: [] },
+      parent: { type: 'page_id', page_id: 'page-1' },
+      has_children: false,
+      in_trash: inTrash,
+      created_time: edited,
+      last_edited_time: edited,
+    });
+    const walk = (results: unknown[]) => {
+      api()
+        .post('/v1/search', { filter: { property: 'object', value: 'page' }, page_size: 100 })
+        .reply(200, { object: 'list', results: [page], next_cursor: null, has_more: false });
+      api().get('/v1/blocks/page-1/children').query({ page_size: '100' }).reply(200, { object: 'list', results, next_cursor: null, has_more: false });
+    };
+    walk([block(1), block(2), block(3), block(4)]);
+    expect((await runEntities(id, ['pages', 'blocks'])).map((o) => [o.entity, o.status, o.recordCount])).toEqual([
+      ['pages', 'ready', 1],
+      ['blocks', 'ready', 4],
+    ]);
+
+    // Block 1 no longer exists, block 2 was deleted (moved to the trash, where Notion still answers it), block 4
+    // left the list but is still live: it waits for the next full walk.
+    walk([block(3)]);
+    const gone = api()
+      .get('/v1/blocks/block-1')
+      .reply(404, { object: 'error', status: 404, code: 'object_not_found', message: 'Could not find block with ID: block-1.' });
+    const trashed = api().get('/v1/blocks/block-2').reply(200, block(2, true));
+    const live = api().get('/v1/blocks/block-4').reply(200, block(4));
+    expect(await syncResult(id, 'blocks', { full: true })).toMatchObject({
+      status: 'ready',
+      mode: 'full',
+      deleted: 2,
+      unconfirmed_deletions: 1,
+      record_count: 2,
+    });
+    expect(gone.isDone() && trashed.isDone() && live.isDone()).toBe(true);
+    expect((await liveRecords(id, 'blocks')).map((r) => [r.id, r.deleted])).toEqual([
+      ['block-1', true],
+      ['block-2', true],
+      ['block-3', false],
+      ['block-4', false],
+    ]);
+  });
+
   it('Notion: a page or data source the search lists in the trash is deleted, not stored, by a full or an incremental walk; restored, it is stored again', async () => {
     const id = await create({ connector_type: 'notion', name: 'Notion trash', credentials: { access_token: 'ntn_trash_secret' } });
     const api = () => nock('https://api.notion.com').matchHeader('authorization', 'Bearer ntn_trash_secret').matchHeader('notion-version', '2025-09-03');

@@ -1604,6 +1604,15 @@ export const definition: ConnectorDefinition = {
           "param": "block_id",
           "incrementalWithParent": true
         },
+        "removed": {
+          "field": "in_trash",
+          "docs": "https://developers.notion.com/reference/delete-a-block"
+        },
+        "confirmDeletion": {
+          "action": "get",
+          "param": "block_id",
+          "docs": "https://developers.notion.com/reference/status-codes"
+        },
         "semantic": []
       },
       "actions": {
