@@ -159,6 +159,32 @@ describe('sync jobs on the queue (PGlite)', () => {
     await until('the third attempt', async () => ((await jobsOf(service.store, id))[0]?.state === 'completed' ? true : undefined));
   });
 
+  it('a request to walk in full that joins a retrying job is not answered by an earlier attempt: the next attempt walks the entity in full', async () => {
+    seed(upstream, 3);
+    const id = await createTypeform(tenant, upstream);
+    upstream.failures.set('/forms/form3/responses', { status: 500, times: 1 });
+    const first = await tenant.api.post<{ job_id: string; results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { wait: true, wait_seconds: 20 });
+    expect(first.body.results).toMatchObject([
+      { entity: 'forms', status: 'ready', record_count: 3 },
+      { entity: 'responses', status: 'failed' },
+    ]);
+    const formsSynced = (await entityStates(service.store, id)).forms?.started_at;
+
+    // A form was deleted upstream after the first attempt walked the forms; the full walk asked for now finds it.
+    upstream.forms = upstream.forms.slice(0, 2);
+    const joined = await tenant.api.post<{ job_id: string; results: Rec[] }>(`${CONNECTORS}/${id}/sync`, {
+      entity: 'forms',
+      full: true,
+      wait: true,
+      wait_seconds: 20,
+    });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    expect(joined.body.job_id).toBe(first.body.job_id);
+    expect(joined.body.results).toEqual([expect.objectContaining({ entity: 'forms', status: 'ready', mode: 'full', records: 2, unconfirmed_deletions: 1 })]);
+    expect((await entityStates(service.store, id)).forms?.started_at.getTime()).toBeGreaterThan(formsSynced?.getTime() ?? Number.POSITIVE_INFINITY);
+    await until('the job to complete', async () => ((await jobsOf(service.store, id))[0]?.state === 'completed' ? true : undefined));
+  });
+
   it('runs at most SYNC_VENDOR_CONCURRENCY syncs of one vendor at once in a process', async () => {
     seed(upstream, 2);
     upstream.delays.set('/forms?', 60);

@@ -86,6 +86,11 @@ interface SyncJobData {
   entities: string[];
   /** Those of `entities` a request asked to walk in full. */
   full?: string[];
+  /**
+   * Those a request joined to the job asked to walk in full, with when (the database's time, ISO): a walk that
+   * began before the request cannot answer it, so an earlier attempt's sync of them does not count as done.
+   */
+  fullAskedAt?: Record<string, string>;
   trigger: SyncTrigger;
   /** Scheduled jobs: an entity whose last sync started at or after this time (ISO) is not due any more. */
   dueBefore?: string;
@@ -177,6 +182,11 @@ function asDate(value: unknown): Date | undefined {
   if (value === null || value === undefined) return undefined;
   const date = value instanceof Date ? value : new Date(String(value));
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** When a request joined to the job asked to walk `entity` in full (epoch ms), or undefined. */
+function fullAskedAt(data: SyncJobData, entity: string): number | undefined {
+  return asDate(data.fullAskedAt?.[entity])?.getTime();
 }
 
 function isOutcome(value: unknown): value is EntityOutcome {
@@ -419,7 +429,10 @@ export class SyncService {
         // Asked for now: a job waiting out a retry delay starts at once (one held back behind a running job stays so).
         const updated = await sql`
           UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)}
-          SET data = jsonb_set(jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb), '{full}', ${JSON.stringify(fullWalks)}::jsonb),
+          SET data = jsonb_set(jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb), '{full}', ${JSON.stringify(fullWalks)}::jsonb)
+              || jsonb_build_object('fullAskedAt', coalesce(data -> 'fullAskedAt', '{}'::jsonb) || (
+                SELECT coalesce(jsonb_object_agg(entity, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')), '{}'::jsonb)
+                FROM jsonb_array_elements_text(${JSON.stringify(full ? rest : [])}::jsonb) AS entity)),
             start_after = CASE WHEN ${active !== undefined} THEN start_after ELSE LEAST(start_after, now()) END
           WHERE name = ${name} AND id = ${waiting.id} AND state IN ('created', 'retry')`.execute(this.ctx.store.db);
         if (Number(updated.numAffectedRows ?? 0) === 1) return { jobId: waiting.id, states };
@@ -565,7 +578,7 @@ export class SyncService {
     if (missing.length > 0) {
       const states = await this.ctx.store.db
         .selectFrom('context_sync_state')
-        .select(['entity', 'status', 'record_count', 'pages', 'last_error', 'last_synced_at'])
+        .select(['entity', 'status', 'record_count', 'pages', 'last_error', 'started_at', 'last_synced_at'])
         .where('connector_id', '=', row.id)
         .where('entity', 'in', missing)
         .execute();
@@ -577,8 +590,11 @@ export class SyncService {
         if (job.data.trigger === 'schedule' && job.state === 'completed') return { status: 'skipped', reason: 'not due: synced meanwhile' };
         // A retried attempt skips what an earlier attempt of the job synced (alreadyDone): that entity is ready,
         // whatever failed since.
-        if (state?.status === 'ready' && (asDate(state.last_synced_at)?.getTime() ?? Number.NEGATIVE_INFINITY) >= created)
-          return { status: 'ready', reason: 'synced by an earlier attempt of this job' };
+        // One a request joined to walk in full counts only if its walk began after the request.
+        const fullAsked = state ? fullAskedAt(job.data, state.entity) : undefined;
+        const since = (value: unknown) => asDate(value)?.getTime() ?? Number.NEGATIVE_INFINITY;
+        const answered = fullAsked === undefined ? since(state?.last_synced_at) >= created : since(state?.started_at) > fullAsked;
+        if (state?.status === 'ready' && answered) return { status: 'ready', reason: 'synced by an earlier attempt of this job' };
         const reason = state?.last_error ?? jobMessage;
         if (job.state !== 'completed') return { status: 'failed', reason };
         return { status: state?.status === 'ready' ? 'ready' : 'skipped', reason };
@@ -708,6 +724,11 @@ export class SyncService {
     for (const row of rows) {
       const started = asDate(row.started_at)?.getTime();
       const synced = asDate(row.last_synced_at)?.getTime();
+      const fullAsked = fullAskedAt(job.data, row.entity);
+      if (fullAsked !== undefined) {
+        if (row.status === 'ready' && started !== undefined && started > fullAsked) done.add(row.entity);
+        continue;
+      }
       if (dueBefore !== undefined && started !== undefined && started >= dueBefore.getTime()) done.add(row.entity);
       if (job.retryCount > 0 && row.status === 'ready' && synced !== undefined && synced >= created) done.add(row.entity);
     }
