@@ -589,8 +589,7 @@ export class SyncService {
       const unreported = (state: (typeof states)[number] | undefined): Pick<EntityOutcome, 'status' | 'reason'> => {
         if (job.data.trigger === 'schedule' && job.state === 'completed') return { status: 'skipped', reason: 'not due: synced meanwhile' };
         // A retried attempt skips what an earlier attempt of the job synced (alreadyDone): that entity is ready,
-        // whatever failed since.
-        // One a request joined to walk in full counts only if its walk began after the request.
+        // whatever failed since; for one a request joined to walk in full, only a walk begun after the request.
         const fullAsked = state ? fullAskedAt(job.data, state.entity) : undefined;
         const since = (value: unknown) => asDate(value)?.getTime() ?? Number.NEGATIVE_INFINITY;
         const answered = fullAsked === undefined ? since(state?.last_synced_at) >= created : since(state?.started_at) > fullAsked;
