@@ -78,11 +78,14 @@ export function validateAgainstSchema(manifest: LoadedManifest, schema: SchemaNo
 
 const PAGINATION_PARAM_KEYS = ['cursor_param', 'token_param', 'page_param', 'offset_param', 'limit_param', 'url_param'] as const;
 
+/** Reports a finding at a manifest path (`atKey`: at the key itself, not its value). */
+type Report = (segments: string[], rule: string, message: string, atKey?: boolean) => void;
+
 /** Cross-reference checks the JSON Schema cannot express. Runs only on schema-valid manifests. */
 export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   const m = manifest.data as Manifest;
   const diagnostics: Diagnostic[] = [];
-  const report = (segments: string[], rule: string, message: string, atKey = false) =>
+  const report: Report = (segments, rule, message, atKey = false) =>
     diagnostics.push({ file: manifest.file, ...positionOf(manifest, segments, atKey), path: segments.join('.'), rule, message });
 
   const configNames = new Set(Object.keys(m.config ?? {}));
@@ -478,7 +481,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
  * search.params: sent with every list call of a sync, so each is a param of `list` that accepts the value,
  * and not one the sync fills itself (rule `search-params`).
  */
-function checkSearchParams(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+function checkSearchParams(entityName: string, entity: Entity, report: Report): void {
   const search = entity.search ?? {};
   if (search.params === undefined) return;
   const at = ['entities', entityName, 'search', 'params'];
@@ -508,7 +511,7 @@ function checkSentParams(
   actionLabel: string,
   action: Action,
   rule: string,
-  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+  report: Report,
   filled: Map<string, string> = new Map(),
 ): void {
   const declared = action.params ?? {};
@@ -527,12 +530,7 @@ function checkSentParams(
 const SAMPLE_INSTANT = new Date('2024-05-01T09:30:00Z');
 
 /** search.config_params: required params of `list` given by config variables (rule `config-params`). */
-function checkConfigParams(
-  entityName: string,
-  entity: Entity,
-  config: NonNullable<Manifest['config']>,
-  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
-): void {
+function checkConfigParams(entityName: string, entity: Entity, config: NonNullable<Manifest['config']>, report: Report): void {
   const search = entity.search ?? {};
   const list = entity.actions.list;
   const params = list?.params ?? {};
@@ -557,7 +555,7 @@ function checkConfigParams(
  * entity taking the id in `param` and no other required param, and the records are stored under one id
  * field (rule `confirm-deletion`).
  */
-function checkConfirmDeletion(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+function checkConfirmDeletion(entityName: string, entity: Entity, report: Report): void {
   const confirm = entity.search?.confirm_deletion;
   if (confirm === undefined) return;
   const at = ['entities', entityName, 'search', 'confirm_deletion'];
@@ -606,7 +604,7 @@ function compositeId(entity: Entity): string | undefined {
 }
 
 /** search.each and search.window: the params a sync fills to list the entity several times (rules `each`, `window`). */
-function checkRepeatedLists(entityName: string, entity: Entity, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+function checkRepeatedLists(entityName: string, entity: Entity, report: Report): void {
   const search = entity.search ?? {};
   const list = entity.actions.list;
   const params = list?.params ?? {};
@@ -676,13 +674,7 @@ type Removed = NonNullable<NonNullable<Manifest['entities'][string]['search']>['
  * make the vendor list such records are sent by the incremental walk with its change filter, so they need
  * one, and are params of its action (not the filter's own) that accept the values (rule `removed`).
  */
-function checkRemoved(
-  entityName: string,
-  entity: Entity,
-  removed: Removed,
-  fieldNames: Set<string>,
-  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
-): void {
+function checkRemoved(entityName: string, entity: Entity, removed: Removed, fieldNames: Set<string>, report: Report): void {
   const at = ['entities', entityName, 'search', 'removed'];
   const first = removed.field.split('.')[0] as string;
   if (!fieldNames.has(first))
@@ -710,12 +702,7 @@ function checkRemoved(
  * incremental.deleted_feed is a GET of a fixed path with the range's two ends as query params, read once per sync:
  * for an entity without fan_out whose records are stored under one id field.
  */
-function checkDeletedFeed(
-  entityName: string,
-  entity: Entity,
-  feed: DeletedFeed,
-  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
-): void {
+function checkDeletedFeed(entityName: string, entity: Entity, feed: DeletedFeed, report: Report): void {
   const at = ['entities', entityName, 'search', 'incremental', 'deleted_feed'];
   const fanOut = entity.search?.fan_out;
   if (fanOut) report(at, 'deleted-feed', `${entityName} is read once per ${fanOut.entity} (fan_out): a deleted feed is read once per sync, for root entities`);
@@ -735,7 +722,7 @@ function paramValues(): Ajv2020 {
 }
 
 /** check names a read-only action of this manifest, with declared params whose values its schemas accept. */
-function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+function checkConnectorCheck(m: Manifest, report: Report): void {
   const { entity: entityName, action: actionName, params = {} } = m.check;
   const entity = m.entities[entityName];
   if (!entity) {
@@ -772,13 +759,7 @@ function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: str
   }
 }
 
-function checkAction(
-  entityName: string,
-  actionName: string,
-  action: Action,
-  named: Record<string, Pagination>,
-  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
-): void {
+function checkAction(entityName: string, actionName: string, action: Action, named: Record<string, Pagination>, report: Report): void {
   const at = ['entities', entityName, 'actions', actionName];
   const params = action.params ?? {};
   const paths: Array<[string[], string]> = [

@@ -167,7 +167,7 @@ const contextStoreReadinessSchema = {
           last_full_sweep_at: {
             ...nullableTimestamp,
             description:
-              'Start of the last complete full walk, which marked deleted the records it and the full walk before it did not read (and, where the connector asks the vendor for a record it did not read, those the vendor answered 404 for).',
+              'Start of the last complete full walk, which marked deleted the records it and the full walk before it did not read (and, where the connector asks the vendor for a record it did not read, those the vendor answered 404 for, or with the record archived or trashed).',
           },
           unconfirmed_deletions: {
             type: 'integer',

@@ -271,7 +271,7 @@ export async function sweepUnseen(db: Db, scope: RecordScope): Promise<SweepResu
   return { deleted: Number(deleted.numAffectedRows ?? 0), unconfirmed: Number(missed.numAffectedRows ?? 0) };
 }
 
-/** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them, answered 404 for them, or listed them archived); returns how many. */
+/** Marks deleted the live records of the entity with these ids (a vendor's deleted feed named them, answered 404 for them, or gave them archived or trashed); returns how many. */
 export async function markDeleted(db: Db, scope: RecordScope, recordIds: string[]): Promise<number> {
   return inChunks(
     recordIds,

@@ -184,9 +184,15 @@ function asDate(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** When a request joined to the job asked to walk `entity` in full (epoch ms), or undefined. */
-function fullAskedAt(data: SyncJobData, entity: string): number | undefined {
-  return asDate(data.fullAskedAt?.[entity])?.getTime();
+/**
+ * Whether the entity's last sync answers the job (`created`: when it was created): a sync completed since, or,
+ * for an entity a request joined to the job to walk in full, a walk begun after that request.
+ */
+function answersJob(data: SyncJobData, created: number, state: { entity: string; status: string; started_at: unknown; last_synced_at: unknown }): boolean {
+  if (state.status !== 'ready') return false;
+  const time = (value: unknown) => asDate(value)?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const fullAsked = data.fullAskedAt?.[state.entity];
+  return fullAsked === undefined ? time(state.last_synced_at) >= created : time(state.started_at) > time(fullAsked);
 }
 
 function isOutcome(value: unknown): value is EntityOutcome {
@@ -589,11 +595,8 @@ export class SyncService {
       const unreported = (state: (typeof states)[number] | undefined): Pick<EntityOutcome, 'status' | 'reason'> => {
         if (job.data.trigger === 'schedule' && job.state === 'completed') return { status: 'skipped', reason: 'not due: synced meanwhile' };
         // A retried attempt skips what an earlier attempt of the job synced (alreadyDone): that entity is ready,
-        // whatever failed since; for one a request joined to walk in full, only a walk begun after the request.
-        const fullAsked = state ? fullAskedAt(job.data, state.entity) : undefined;
-        const since = (value: unknown) => asDate(value)?.getTime() ?? Number.NEGATIVE_INFINITY;
-        const answered = fullAsked === undefined ? since(state?.last_synced_at) >= created : since(state?.started_at) > fullAsked;
-        if (state?.status === 'ready' && answered) return { status: 'ready', reason: 'synced by an earlier attempt of this job' };
+        // whatever failed since.
+        if (state && answersJob(job.data, created, state)) return { status: 'ready', reason: 'synced by an earlier attempt of this job' };
         const reason = state?.last_error ?? jobMessage;
         if (job.state !== 'completed') return { status: 'failed', reason };
         return { status: state?.status === 'ready' ? 'ready' : 'skipped', reason };
@@ -707,7 +710,8 @@ export class SyncService {
 
   /**
    * Entities this job need not sync: for a scheduled job, those synced since it became due; for a retry,
-   * those the earlier attempt (or any later sync) completed after the job was created.
+   * those the earlier attempt (or any later sync) completed after the job was created (answersJob: for one a
+   * request joined to walk in full, only a walk begun after the request).
    */
   private async alreadyDone(job: PgBoss.JobWithMetadata<SyncJobData>, names: string[]): Promise<Set<string>> {
     const dueBefore = asDate(job.data.dueBefore);
@@ -722,14 +726,10 @@ export class SyncService {
     const done = new Set<string>();
     for (const row of rows) {
       const started = asDate(row.started_at)?.getTime();
-      const synced = asDate(row.last_synced_at)?.getTime();
-      const fullAsked = fullAskedAt(job.data, row.entity);
-      if (fullAsked !== undefined) {
-        if (row.status === 'ready' && started !== undefined && started > fullAsked) done.add(row.entity);
-        continue;
-      }
-      if (dueBefore !== undefined && started !== undefined && started >= dueBefore.getTime()) done.add(row.entity);
-      if (job.retryCount > 0 && row.status === 'ready' && synced !== undefined && synced >= created) done.add(row.entity);
+      // A full walk a request joined to ask for is due whatever the schedule says.
+      const fullAsked = job.data.fullAskedAt?.[row.entity] !== undefined;
+      if ((job.retryCount > 0 || fullAsked) && answersJob(job.data, created, row)) done.add(row.entity);
+      else if (!fullAsked && dueBefore !== undefined && started !== undefined && started >= dueBefore.getTime()) done.add(row.entity);
     }
     return done;
   }

@@ -351,8 +351,8 @@ export async function completeEntitySync(
 }
 
 /**
- * Records a full walk missed, confirmed deleted after its sweep (the vendor answered 404 for each: the
- * entity's search.confirm_deletion): marked deleted now instead of by the next full walk, their notes
+ * Records a full walk missed, confirmed deleted after its sweep (the vendor answered 404 for each, or the
+ * record marked removed: the entity's search.confirm_deletion): marked deleted now instead of by the next full walk, their notes
  * removed, and the live count and unconfirmed deletions completeEntitySync stored lowered by as many.
  * Returns how many were deleted, how many deletions stay unconfirmed and the live count.
  */
