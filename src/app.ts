@@ -8,6 +8,7 @@ import { registerAuthentication } from './plugins/authentication.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerMetrics } from './plugins/metrics.js';
+import { requestLogValue } from './observability/request-log.js';
 import { registerRoutes } from './routes/index.js';
 import { swaggerOptions } from './routes/openapi-document.js';
 import { registerRequestAcceptance } from './routes/request-acceptance.js';
@@ -50,5 +51,6 @@ export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+    serializers: { req: requestLogValue },
   };
 }

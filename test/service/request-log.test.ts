@@ -1,0 +1,53 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../../src/app.js';
+import { redactUrl } from '../../src/observability/request-log.js';
+import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+
+describe('redactUrl', () => {
+  it('replaces the values of secret query parameters and keeps the rest', () => {
+    expect(redactUrl('/connect?token=eyJ.abc.def')).toBe('/connect?token=[redacted]');
+    expect(redactUrl('/connect/oauth/callback?code=4%2F0Ab&state=s1&scope=read')).toBe('/connect/oauth/callback?code=[redacted]&state=[redacted]&scope=read');
+    expect(redactUrl('/api/v1/workspaces?limit=2&cursor=eyJ2')).toBe('/api/v1/workspaces?limit=2&cursor=eyJ2');
+    expect(redactUrl('/x?Access_Token=a&%74oken=b&flag&token')).toBe('/x?Access_Token=[redacted]&%74oken=[redacted]&flag&token');
+    expect(redactUrl('/x?%E0%A4%A=1')).toBe('/x?%E0%A4%A=1');
+    expect(redactUrl('/health')).toBe('/health');
+  });
+});
+
+describe('the service log', () => {
+  let service: TestService;
+  let tenant: Tenant;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    service = await startTestService('pglite', {}, { log: pino(loggerOptions('info'), sink) });
+    tenant = await createTenant(service, 'Acme');
+  });
+  afterAll(async () => service?.close());
+
+  it('never holds the connect page token or an OAuth code from a request URL', async () => {
+    const widget = await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
+      workspace_name: 'w',
+      allowed_origin: 'https://app.example.com',
+    });
+    expect(widget.status).toBe(200);
+    const token = widget.body.token;
+    expect((await fetch(`${service.url}/connect?token=${token}`)).status).toBe(200);
+    await fetch(`${service.url}/connect/oauth/callback?code=one-time-code-7f3a&state=opaque-state`);
+    await fetch(`${service.url}/api/v1/nowhere?token=stray-token-91c2`);
+
+    const log = lines.join('\n');
+    expect(log).toContain('"url":"/connect?token=[redacted]"');
+    expect(log).toContain('"url":"/connect/oauth/callback?code=[redacted]&state=[redacted]"');
+    expect(log).toContain('"url":"/api/v1/nowhere?token=[redacted]"');
+    for (const secret of [token, 'one-time-code-7f3a', 'stray-token-91c2', tenant.clientSecret]) expect(log).not.toContain(secret);
+  });
+});
