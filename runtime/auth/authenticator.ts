@@ -34,13 +34,31 @@ export class Authenticator {
     return this.oauth ? this.oauth.kept : {};
   }
 
-  /** Secret values that must never appear in an error message. */
+  /**
+   * Secret values that must never appear in an error message: the secret fields, the OAuth tokens, and
+   * the forms a vendor may echo back instead (a Basic header's base64 pair, a value as sent in a URL).
+   */
   secrets(): string[] {
     const fromFields = Object.entries(this.option.fields)
       .filter(([, field]) => field.secret)
       .map(([name]) => this.context.credentials[name])
       .filter((v): v is string => Boolean(v));
-    return [...fromFields, ...(this.oauth?.currentSecrets() ?? [])];
+    const secrets = [...fromFields, ...(this.oauth?.currentSecrets() ?? []), ...this.encodedPairs(fromFields)];
+    return [...new Set(secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]))];
+  }
+
+  /** The base64 `user:password` pairs of Basic headers built from credentials (the option's own, an OAuth client's). */
+  private encodedPairs(fromFields: string[]): string[] {
+    if (fromFields.length === 0) return [];
+    const { credentials } = this.context;
+    const pairs: string[] = [];
+    if (this.option.type === 'basic') {
+      pairs.push(`${renderTemplate(this.option.username, this.context)}:${renderTemplate(this.option.password, this.context)}`);
+    }
+    if (this.option.type === 'oauth2_refresh' && this.option.clientAuth === 'basic') {
+      pairs.push(`${credentials.client_id ?? ''}:${credentials.client_secret ?? ''}`);
+    }
+    return pairs.map((pair) => Buffer.from(pair).toString('base64'));
   }
 
   /** Ensures an OAuth token (and its kept values) exists before the base URL is resolved. */
