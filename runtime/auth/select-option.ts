@@ -46,15 +46,15 @@ function textOf(value: unknown): string | undefined {
 }
 
 /** Whether every required field of the option is given (under its name or an alias), and whether every key given is one of its fields. */
-function fit(option: AuthOption, keys: string[]): { complete: boolean; exact: boolean } {
+function keysFit(option: AuthOption, keys: string[]): { complete: boolean; exact: boolean } {
   const filled = new Set(keys.map((k) => fieldForKey(option, k)).filter((f): f is string => f !== undefined));
   return { complete: requiredFields(option).every((f) => filled.has(f)), exact: keys.every((k) => fieldForKey(option, k) !== undefined) };
 }
 
 /** Among several options, the one the keys given fit: complete, and exact when several are complete. */
 function pickByFields(candidates: AuthOption[], keys: string[], all: AuthOption[]): AuthOption {
-  const complete = candidates.filter((o) => fit(o, keys).complete);
-  const exact = complete.filter((o) => fit(o, keys).exact);
+  const complete = candidates.filter((o) => keysFit(o, keys).complete);
+  const exact = complete.filter((o) => keysFit(o, keys).exact);
   const chosen = exact.length > 0 ? exact : complete;
   if (chosen.length !== 1) {
     const reason = chosen.length === 0 ? 'match no credential option' : 'match several credential options; set credentials.option_title';
