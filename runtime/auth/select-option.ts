@@ -1,7 +1,10 @@
 import type { AuthOption } from '../definition.js';
-import { CredentialsError } from '../errors.js';
+import { CredentialsError, type ErrorIssue } from '../errors.js';
 
 export type Credentials = Record<string, string>;
+
+/** A credential travels in an HTTP header or query, which cannot carry a line break or a NUL. */
+const LINE_BREAK = /[\r\n\0]/;
 
 /** A title reduced to what identifies it: "OAuth 2.0 Authentication", "oauth2.0-authentication" and "OAuth20Authentication" are one title. */
 export function titleKey(title: string): string {
@@ -88,24 +91,27 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
 
   const credentials: Credentials = {};
   const givenAs = new Map<string, string>();
-  const problems: string[] = [];
+  const issues: ErrorIssue[] = [];
+  const problem = (key: string, rule: string, message: string, limit?: unknown) =>
+    issues.push({ field: `credentials.${key}`, rule, message, ...(limit !== undefined && { limit }) });
   for (const [key, value] of given) {
     const name = fieldForKey(option, key);
     const field = name === undefined ? undefined : option.fields[name];
     const text = textOf(value);
-    if (name === undefined || !field) problems.push(`"${key}" is not a field of option "${option.optionTitle}"`);
-    else if (givenAs.has(name)) problems.push(`"${givenAs.get(name)}" and "${key}" both give "${name}"; send one`);
-    else if (text === undefined) problems.push(`"${key}" must be a string`);
-    else if (!fieldAccepts(field, text)) problems.push(`"${key}" does not match ${field.pattern}`);
+    if (name === undefined || !field) problem(key, 'unknown', `"${key}" is not a field of option "${option.optionTitle}"`);
+    else if (givenAs.has(name)) problem(key, 'duplicate', `"${givenAs.get(name)}" and "${key}" both give "${name}"; send one`);
+    else if (text === undefined) problem(key, 'type', `"${key}" must be a string`, 'string');
+    else if (!fieldAccepts(field, text)) problem(key, 'pattern', `"${key}" does not match ${field.pattern}`, field.pattern);
+    else if (LINE_BREAK.test(text)) problem(key, 'line_break', `"${key}" contains a line break or a NUL character, which an HTTP header or query cannot carry`);
     else credentials[name] = text;
     if (name !== undefined && !givenAs.has(name)) givenAs.set(name, key);
   }
   for (const name of requiredFields(option)) {
     if (!givenAs.has(name) || credentials[name] === '') {
       const aliases = option.fields[name]?.aliases ?? [];
-      problems.push(`"${name}"${aliases.length > 0 ? ` (or ${aliases.map((a) => `"${a}"`).join(', ')})` : ''} is required by option "${option.optionTitle}"`);
+      problem(name, 'required', `"${name}"${aliases.length > 0 ? ` (or ${aliases.map((a) => `"${a}"`).join(', ')})` : ''} is required by option "${option.optionTitle}"`);
     }
   }
-  if (problems.length > 0) throw new CredentialsError(`Invalid credentials: ${problems.join('; ')}.`);
+  if (issues.length > 0) throw new CredentialsError(`Invalid credentials: ${issues.map((i) => i.message).join('; ')}.`, { issues });
   return { option, credentials };
 }

@@ -302,7 +302,23 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       });
       expect(badPattern.status).toBe(400);
       expect(badPattern.body.message).toBe('Invalid credentials: "account_id" does not match ^[0-9]+$.');
+      expect(badPattern.body.errors).toEqual([
+        { field: 'credentials.account_id', error_code: 'pattern', message: '"account_id" does not match ^[0-9]+$', details: { limit: '^[0-9]+$' } },
+      ]);
       expect(JSON.stringify(badPattern.body)).not.toContain('acct-S3CRET');
+      const pasted = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'x',
+        credentials: { option_title: 'Personal Access Token', api_token: `${CRED.harvestToken}\n`, extra: 'x' },
+      });
+      expect(pasted.status).toBe(400);
+      expect(pasted.body.errors.map((e) => [e.field, e.error_code])).toEqual([
+        ['credentials.api_token', 'line_break'],
+        ['credentials.extra', 'unknown'],
+        ['credentials.account_id', 'required'],
+      ]);
+      expect(JSON.stringify(pasted.body)).not.toContain(CRED.harvestToken);
     });
 
     it('rejects an option the connector does not offer and an incomplete OAuth option', async () => {
@@ -346,6 +362,9 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       });
       expect(extraField.status).toBe(400);
       expect(extraField.body.message).toBe('Invalid credentials: "token" is not a field of option "API Token".');
+      expect(extraField.body.errors).toEqual([
+        { field: 'credentials.token', error_code: 'unknown', message: '"token" is not a field of option "API Token"' },
+      ]);
     });
 
     it('checks replication_config against the connector settings', async () => {
