@@ -172,9 +172,9 @@ export class Connector {
   entity(name: string): EntityDefinition {
     const entity = own(this.definition.entities, name);
     if (!entity) {
-      throw new UnknownOperationError(
-        `Unknown entity "${name}" for ${this.definition.connectorType}. Valid entities: ${Object.keys(this.definition.entities).join(', ')}.`,
-      );
+      const valid = Object.keys(this.definition.entities);
+      const message = `Unknown entity "${name}" for ${this.definition.connectorType}. Valid entities: ${valid.join(', ')}.`;
+      throw new UnknownOperationError(message, { issues: [{ field: 'entity', rule: 'unknown_operation', message, limit: valid }] });
     }
     return entity;
   }
@@ -188,7 +188,9 @@ export class Connector {
           'context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.',
         );
       }
-      throw new UnknownOperationError(`Unknown action "${actionName}" for ${entityName}. Valid actions: ${Object.keys(entity.actions).join(', ')}.`);
+      const valid = Object.keys(entity.actions);
+      const message = `Unknown action "${actionName}" for ${entityName}. Valid actions: ${valid.join(', ')}.`;
+      throw new UnknownOperationError(message, { issues: [{ field: 'action', rule: 'unknown_operation', message, limit: valid }] });
     }
     return action;
   }

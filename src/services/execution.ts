@@ -48,10 +48,9 @@ export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Conne
 
 /** An entity without searchable fields has no context_store_search. */
 function refuseContextStoreSearch(entityName: string, entity: EntityDefinition): never {
-  const actions = Object.keys(entity.actions).join(', ');
-  throw new UnknownOperationError(
-    `Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`,
-  );
+  const valid = Object.keys(entity.actions);
+  const message = `Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${valid.join(', ')}.`;
+  throw new UnknownOperationError(message, { issues: [{ field: 'action', rule: 'unknown_operation', message, limit: valid }] });
 }
 
 /**

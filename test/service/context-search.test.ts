@@ -627,7 +627,7 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
   it('answers unknown_operation for an entity without search fields and for an unknown entity', async () => {
     const notes = await a.api.post<ErrorBody>(execute(intercomA), { entity: 'notes', action: 'context_store_search', params: { query: {} } });
     expect(notes.status).toBe(400);
-    expect(notes.body.errors[0]?.error_code).toBe('unknown_operation');
+    expect(notes.body.errors[0]).toMatchObject({ field: 'action', error_code: 'unknown_operation', details: { limit: ['create'] } });
     expect(notes.body.message).toBe('Unknown action "context_store_search" for notes: this entity has no context store search. Valid actions: create.');
     const unknown = await a.api.post<ErrorBody>(execute(intercomA), { entity: 'nope', action: 'context_store_search', params: { query: {} } });
     expect(unknown.body.errors[0]?.error_code).toBe('unknown_operation');

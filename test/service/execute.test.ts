@@ -281,10 +281,15 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect(entity.body.message).toBe(
         'Unknown entity "invoices_v2" for harvest. Valid entities: users, clients, contacts, company, projects, tasks, time_entries, invoices, invoice_item_categories, estimates, estimate_item_categories, expenses, expense_categories, roles, user_assignments, task_assignments, time_projects, time_tasks.',
       );
-      expect(entity.body.errors[0]?.error_code).toBe('unknown_operation');
+      expect(entity.body.errors).toEqual([
+        { field: 'entity', error_code: 'unknown_operation', message: entity.body.message, details: { limit: expect.arrayContaining(['users', 'time_tasks']) } },
+      ]);
       const action = await run<ErrorBody>(harvest, { entity: 'users', action: 'delete', params: { id: 1 } });
       expect(action.status).toBe(400);
       expect(action.body.message).toBe('Unknown action "delete" for users. Valid actions: list, get.');
+      expect(action.body.errors).toEqual([
+        { field: 'action', error_code: 'unknown_operation', message: action.body.message, details: { limit: ['list', 'get'] } },
+      ]);
       const companyList = await run<ErrorBody>(harvest, { entity: 'company', action: 'list' });
       expect(companyList.body.message).toBe('Unknown action "list" for company. Valid actions: get.');
     });
