@@ -1,10 +1,26 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, OperatorUnauthorizedError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, OperatorUnauthorizedError, RequestValidationError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
 import { bearerToken, sameSecret } from '../security/bearer.js';
 import { TokenError, VerifiedTokenCache, type TokenClaims } from '../security/tokens.js';
 import { findConnector } from '../services/connector-lookup.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The organization X-Organization-Id names, lowercased (ids compare in any case), or none when the header is
+ * absent or empty; a value that is not one UUID is a 422 naming the header, as the reference declares it.
+ */
+export function requestedOrganization(request: FastifyRequest): string | undefined {
+  const value = request.headers[ORGANIZATION_HEADER];
+  if (value === undefined || value === '') return undefined;
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  if (text === undefined || !UUID_TEXT.test(text)) {
+    const message = 'X-Organization-Id must be one organization id (a UUID)';
+    throw new RequestValidationError(`Invalid request headers: ${message}.`, [{ field: 'X-Organization-Id', rule: 'format', message, limit: 'uuid' }]);
+  }
+  return text.toLowerCase();
+}
 
 function bearer(request: FastifyRequest): string {
   const token = bearerToken(request);
@@ -26,8 +42,8 @@ export function registerAuthentication(app: FastifyInstance): void {
   });
   /** The checks after the token is verified: the organization header, and what a scoped token may reach. */
   const admit = (request: FastifyRequest, claims: TokenClaims): void => {
-    const requested = request.headers[ORGANIZATION_HEADER];
-    if (typeof requested === 'string' && requested !== '' && requested !== claims.organizationId) {
+    const requested = requestedOrganization(request);
+    if (requested !== undefined && requested !== claims.organizationId.toLowerCase()) {
       throw new ForbiddenError(`X-Organization-Id ${requested} does not match the organization of the application token.`);
     }
     if (claims.workspaceId !== undefined && request.routeOptions.config.scopedAccess === undefined) {

@@ -19,6 +19,7 @@ import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } 
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
+import { keepOutOfCaches } from './token.js';
 import { workspaceNameSchema } from './workspaces.js';
 
 /** OpenAPI description of a connect page route: public (the widget token authenticates it), answering HTML. */
@@ -299,7 +300,8 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      keepOutOfCaches(reply);
       const body = request.body;
       const allowedOrigin = checkOrigin(body.allowed_origin);
       const workspace = await ensureWorkspace(app.ctx.store.db, request.principal.organizationId, body.workspace_name);

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
 import { BadRequestError } from '../errors.js';
-import { ORGANIZATION_HEADER } from '../plugins/authentication.js';
+import { requestedOrganization } from '../plugins/authentication.js';
 import { issueToken } from '../security/tokens.js';
 import { authenticateClient } from '../services/organizations.js';
 import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
@@ -42,14 +42,9 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => {
-      const header = request.headers[ORGANIZATION_HEADER];
-      const organizationId = await authenticateClient(
-        app.ctx.store.db,
-        request.body.client_id,
-        request.body.client_secret,
-        typeof header === 'string' ? header : undefined,
-      );
+    async (request, reply) => {
+      keepOutOfCaches(reply);
+      const organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, requestedOrganization(request));
       const ttl = app.ctx.config.tokenTtlSeconds;
       const accessToken = await issueToken({ clientId: request.body.client_id, organizationId }, app.ctx.keyring.derive('token-signing'), ttl);
       return { access_token: accessToken, token_type: 'bearer', expires_in: ttl, organization_id: organizationId };
@@ -82,7 +77,8 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      keepOutOfCaches(reply);
       const { organizationId, clientId } = request.principal;
       const workspace = await ensureWorkspace(app.ctx.store.db, organizationId, request.body.workspace_name);
       const ttl = app.ctx.config.scopedTokenTtlSeconds ?? DEFAULT_SCOPED_TOKEN_TTL_SECONDS;
@@ -116,7 +112,8 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      keepOutOfCaches(reply);
       const { organizationId, workspaceId, expiresAt } = request.principal;
       if (workspaceId === undefined) {
         throw new BadRequestError(
@@ -134,4 +131,9 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       };
     },
   );
+}
+
+/** A response carrying a token: no cache, shared or private, may keep it (RFC 6749 section 5.1). */
+export function keepOutOfCaches(reply: FastifyReply): void {
+  void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }

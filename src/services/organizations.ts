@@ -56,10 +56,9 @@ export async function authenticateClient(
     (row) => row.organization_id,
   );
   if (requestedOrganization !== undefined && requestedOrganization !== '') {
-    if (!organizations.includes(requestedOrganization)) {
-      throw new ForbiddenError(`This client does not belong to organization ${requestedOrganization}.`);
-    }
-    return requestedOrganization;
+    const member = organizations.find((id) => id.toLowerCase() === requestedOrganization.toLowerCase());
+    if (member === undefined) throw new ForbiddenError(`This client does not belong to organization ${requestedOrganization}.`);
+    return member;
   }
   if (organizations.length === 1) return organizations[0] as string;
   if (organizations.length === 0) throw new ForbiddenError('This client belongs to no organization.');

@@ -48,6 +48,34 @@ describe.each(storeKinds())('application tokens (%s)', (kind) => {
     expect(chosen.body.organization_id).toBe(b.organization_id);
     const foreign = await anonymous.post(TOKEN, { client_id, client_secret }, { headers: { 'x-organization-id': other.organization_id } });
     expect(foreign.status).toBe(403);
+    // Ids compare in any case; the token names the organization as stored.
+    const upper = await anonymous.post(TOKEN, { client_id, client_secret }, { headers: { 'x-organization-id': b.organization_id.toUpperCase() } });
+    expect(upper.status).toBe(200);
+    expect(upper.body.organization_id).toBe(b.organization_id);
+    const malformed = await anonymous.post(TOKEN, { client_id, client_secret }, { headers: { 'x-organization-id': 'not-a-uuid' } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors).toEqual([
+      { field: 'X-Organization-Id', error_code: 'format', message: 'X-Organization-Id must be one organization id (a UUID)', details: { limit: 'uuid' } },
+    ]);
+    expect(JSON.stringify(malformed.body)).not.toContain('not-a-uuid');
+  });
+
+  it('answers a token with Cache-Control: no-store, and a 401 with WWW-Authenticate: Bearer', async () => {
+    const { organization_id } = await createOrganization(service.store.db, 'Cache');
+    const { client_id, client_secret } = await createClient(service.store.db, [organization_id]);
+    const issued = await fetch(`${service.url}${TOKEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id, client_secret }),
+    });
+    expect(issued.status).toBe(200);
+    expect(issued.headers.get('cache-control')).toBe('no-store');
+    expect(issued.headers.get('pragma')).toBe('no-cache');
+    const missing = await fetch(`${service.url}/api/v1/workspaces`);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="switchyard"');
+    const forged = await fetch(`${service.url}/api/v1/workspaces`, { headers: { authorization: 'Bearer a.b.c' } });
+    expect(forged.headers.get('www-authenticate')).toBe('Bearer realm="switchyard", error="invalid_token"');
   });
 
   it('validates the token request body', async () => {
@@ -88,6 +116,10 @@ describe.each(storeKinds())('application tokens (%s)', (kind) => {
     const other = await createOrganization(service.store.db, 'Other');
     expect((await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': tenant.organizationId } })).status).toBe(200);
     expect((await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': other.organization_id } })).status).toBe(403);
+    expect((await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': tenant.organizationId.toUpperCase() } })).status).toBe(200);
+    const malformed = await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': 'nope' } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors).toMatchObject([{ field: 'X-Organization-Id', error_code: 'format' }]);
   });
 
   it('answers unknown routes with 404 in the envelope', async () => {
