@@ -54,13 +54,14 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   const envelope: ErrorEnvelope = isEnvelope(body) ? body : { message: `Switchyard answered HTTP ${status}.`, errors: [] };
   const issues = issuesOf(envelope);
   const { message } = envelope;
-  // Without issues the envelope's single entry carries the error's own code.
-  const code = issues.length === 0 ? envelope.errors[0]?.error_code : undefined;
+  // Without issues the envelope's single entry carries the error's own code; an unknown entity or action
+  // names its field with the code as the rule.
+  const code = issues.length === 0 ? envelope.errors[0]?.error_code : issues.every((i) => i.rule === 'unknown_operation') ? 'unknown_operation' : undefined;
   switch (code) {
     case 'validation_failed':
       return new ValidationError(message, issues);
     case 'unknown_operation':
-      return new UnknownOperationError(message);
+      return new UnknownOperationError(message, { issues });
     case 'invalid_credentials':
       return new CredentialsError(message);
     case 'credentials_rejected':

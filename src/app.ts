@@ -7,6 +7,7 @@ import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { requestLogValue } from './observability/request-log.js';
 import { registerRoutes } from './routes/index.js';
@@ -37,6 +38,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   });
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
+  registerJsonBody(app);
   registerAuthentication(app);
   registerInputCharacterRules(app);
   registerRequestAcceptance(app);

@@ -163,7 +163,8 @@ export function toEnvelope(error: SwitchyardError): ErrorEnvelope {
   const errors =
     error.issues.length > 0
       ? error.issues.map((issue) => ({
-          field: issue.field,
+          // '' is the body (or query) as a whole: no field to name
+          field: issue.field === '' ? null : issue.field,
           message: issue.message,
           error_code: issue.rule,
           ...(issue.limit !== undefined && { details: { limit: issue.limit } }),

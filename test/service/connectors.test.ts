@@ -729,7 +729,11 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const doomed = (await create(tenant, { workspace_name: 'team', connector_type: 'linear', name: 'Doomed', credentials: { api_key: CRED.linearKey } })).body
         .id;
       expect((await tenant.api.delete(`${CONNECTORS}/${doomed}`, { token: null })).status).toBe(401);
-      const response = await tenant.api.delete<{ job_id: string }>(`${CONNECTORS}/${doomed}`);
+      // Sent as clients that put a JSON content type on every request do: no body, Content-Type: application/json.
+      const response = await tenant.api.request<{ job_id: string }>('DELETE', `${CONNECTORS}/${doomed}`, {
+        rawBody: '',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(202);
       expect(response.body).toEqual({ job_id: expect.stringMatching(UUID) });
       expect(await storedRow(doomed)).toBeUndefined();
