@@ -109,7 +109,11 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
   for (const name of requiredFields(option)) {
     if (!givenAs.has(name) || credentials[name] === '') {
       const aliases = option.fields[name]?.aliases ?? [];
-      problem(name, 'required', `"${name}"${aliases.length > 0 ? ` (or ${aliases.map((a) => `"${a}"`).join(', ')})` : ''} is required by option "${option.optionTitle}"`);
+      problem(
+        name,
+        'required',
+        `"${name}"${aliases.length > 0 ? ` (or ${aliases.map((a) => `"${a}"`).join(', ')})` : ''} is required by option "${option.optionTitle}"`,
+      );
     }
   }
   if (issues.length > 0) throw new CredentialsError(`Invalid credentials: ${issues.map((i) => i.message).join('; ')}.`, { issues });

@@ -184,7 +184,8 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
     if (!(error instanceof CredentialsError)) throw error;
     const title = input.option_title;
     const unsupported = title !== undefined && title !== null && (typeof title !== 'string' || optionsForTitle(definition.auth, title).length === 0);
-    if (unsupported) throw new CredentialsError(error.message, { issues: [{ field: 'credentials.option_title', rule: 'unsupported_option', message: error.message }] });
+    if (unsupported)
+      throw new CredentialsError(error.message, { issues: [{ field: 'credentials.option_title', rule: 'unsupported_option', message: error.message }] });
     // A field's own problems name it (credentials.account_id, rule pattern); an option that cannot be told names the object.
     const issues = error.issues.length > 0 ? error.issues : [{ field: 'credentials', rule: 'invalid_credentials', message: error.message }];
     throw new CredentialsError(error.message, { issues });

@@ -362,9 +362,7 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       });
       expect(extraField.status).toBe(400);
       expect(extraField.body.message).toBe('Invalid credentials: "token" is not a field of option "API Token".');
-      expect(extraField.body.errors).toEqual([
-        { field: 'credentials.token', error_code: 'unknown', message: '"token" is not a field of option "API Token"' },
-      ]);
+      expect(extraField.body.errors).toEqual([{ field: 'credentials.token', error_code: 'unknown', message: '"token" is not a field of option "API Token"' }]);
     });
 
     it('checks replication_config against the connector settings', async () => {
