@@ -315,7 +315,11 @@ function decodeCursor(cursor: string): string {
   } catch {
     // reported below
   }
-  throw new BadRequestError('The cursor is not one this service issued; pass next_cursor from the previous page unchanged.', 'invalid_cursor', [
+  throw invalidSkillCursor();
+}
+
+function invalidSkillCursor(): BadRequestError {
+  return new BadRequestError('The cursor is not one this service issued; pass next_cursor from the previous page unchanged.', 'invalid_cursor', [
     { field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued' },
   ]);
 }
@@ -327,9 +331,10 @@ export async function listSkills(
   cursor: string | undefined,
 ): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  const all = Object.keys(connectorModules)
-    .sort()
-    .filter((type) => after === undefined || docsSkillId(type) > after);
+  const kinds = Object.keys(connectorModules).sort();
+  // A next_cursor names the last skill of its page: any other value was not issued here.
+  if (after !== undefined && !kinds.some((type) => docsSkillId(type) === after)) throw invalidSkillCursor();
+  const all = kinds.filter((type) => after === undefined || docsSkillId(type) > after);
   const page = await Promise.all(all.slice(0, limit).map(async (type) => skillMetadata(type, (await skills.docs(type)) as SkillDocs)));
   const last = page.at(-1);
   const nextCursor = all.length > limit && last ? Buffer.from(JSON.stringify({ after: last.id })).toString('base64url') : null;

@@ -359,6 +359,11 @@ describe.each(storeKinds())('skill docs (%s)', (kind) => {
     const badCursor = await a.api.get<ErrorBody>('/api/v1/skills?cursor=garbage');
     expect(badCursor.status).toBe(400);
     expect(badCursor.body.errors[0]).toMatchObject({ field: 'cursor', error_code: 'invalid_cursor' });
+    // Well-formed, but naming no skill: not a cursor this service issued.
+    const forged = Buffer.from(JSON.stringify({ after: 'connector:zzz' })).toString('base64url');
+    const forgedCursor = await a.api.get<ErrorBody>(`/api/v1/skills?cursor=${forged}`);
+    expect(forgedCursor.status).toBe(400);
+    expect(forgedCursor.body.errors[0]).toMatchObject({ field: 'cursor', error_code: 'invalid_cursor' });
     const tooMany = await a.api.get<ErrorBody>('/api/v1/skills?limit=101');
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.errors[0]).toMatchObject({ field: 'limit', error_code: 'maximum', details: { limit: 100 } });
