@@ -19,6 +19,7 @@ import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } 
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
+import { publicBase } from './public-base.js';
 import { keepOutOfCaches } from './token.js';
 import { workspaceNameSchema } from './workspaces.js';
 
@@ -64,10 +65,6 @@ function checkOrigin(raw: string): string {
 }
 
 /** The service's URL as the browser sees it: PUBLIC_URL, else the request's own scheme and host. */
-function publicBase(request: FastifyRequest): string {
-  return request.server.ctx.config.publicUrl ?? `${request.protocol}://${request.host}`;
-}
-
 function connectHref(token: string, extra: Record<string, string | undefined> = {}): string {
   const params = new URLSearchParams({ token });
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) params.set(name, value);

@@ -3,6 +3,7 @@ import type { WorkspaceStatus } from '../db/schema.js';
 import { deleteWorkspace, getWorkspaceDetail, listWorkspaces, updateWorkspace, workspaceStats, type WorkspaceChanges } from '../services/workspaces.js';
 import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
+import { publicBase } from './public-base.js';
 
 const TAGS = ['Workspaces'];
 const STATUSES = ['active', 'inactive'] as const;
@@ -67,7 +68,7 @@ function nextPageUrl(request: FastifyRequest, query: ListQuery, cursor: string):
   if (query.status !== undefined) params.set('status', query.status);
   params.set('limit', String(query.limit));
   params.set('cursor', cursor);
-  return `${request.protocol}://${request.host}/api/v1/workspaces?${params.toString()}`;
+  return `${publicBase(request)}/api/v1/workspaces?${params.toString()}`;
 }
 
 export default async function workspacesRoutes(app: FastifyInstance): Promise<void> {

@@ -227,6 +227,18 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     expect(followed.body).toEqual(second.body);
   });
 
+  it('builds the next page link on PUBLIC_URL when it is set (behind a proxy)', async () => {
+    const proxied = await startTestService(kind, { publicUrl: 'https://switchyard.example.com/base' });
+    try {
+      const tenant = await createTenant(proxied);
+      for (const name of ['one', 'two']) await ensureWorkspace(proxied.store.db, tenant.organizationId, name);
+      const first = await tenant.api.get<ListBody>(`${BASE}?limit=1`);
+      expect(first.body.next).toMatch(/^https:\/\/switchyard\.example\.com\/base\/api\/v1\/workspaces\?limit=1&cursor=/);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('rejects tampered, malformed and foreign cursors with 400 naming the cursor', async () => {
     const tenant = await createTenant(service);
     const other = await createTenant(service, 'Other');
