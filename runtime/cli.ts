@@ -14,18 +14,38 @@ export function jsonObject(label: string) {
     try {
       value = JSON.parse(text);
     } catch {
-      throw new InvalidArgumentError(`${label} must be a JSON object.`);
+      // Not JSON.parse's message: V8 quotes the text around the problem, which may be a secret.
+      throw new InvalidArgumentError(`${label} must be a JSON object: it is not valid JSON.`);
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidArgumentError(`${label} must be a JSON object.`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new InvalidArgumentError(`${label} must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`);
     return value as Record<string, unknown>;
   };
 }
 
 export function readCredentials(file: string | undefined): Record<string, unknown> {
-  const text = file !== undefined ? readFileSync(file, 'utf8') : process.env.SWITCHYARD_CREDENTIALS;
-  if (text === undefined)
+  if (file !== undefined) return jsonObject(`The credentials file ${file}`)(readCredentialsFile(file));
+  const text = process.env.SWITCHYARD_CREDENTIALS;
+  if (text === undefined || text.trim() === '')
     throw new InvalidArgumentError('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable (a JSON object).');
-  return jsonObject('credentials')(text);
+  return jsonObject('SWITCHYARD_CREDENTIALS')(text);
+}
+
+function readCredentialsFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable by this user'
+          : code === 'EISDIR'
+            ? 'is a folder'
+            : `cannot be read (${code ?? 'error'})`;
+    throw new InvalidArgumentError(`The credentials file ${file} ${reason}.`);
+  }
 }
 
 /** The connectors, loaded by the commands that use them: a program with other commands (`switchyard admin`) starts without them. */

@@ -1,6 +1,6 @@
 import { own } from './own.js';
 import { Authenticator } from './auth/authenticator.js';
-import type { TokenRefresh, TokenRefreshLock } from './auth/oauth2.js';
+import type { TokenRefreshHandler, TokenRefreshLock } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConfigField, ConnectorDefinition, EntityDefinition } from './definition.js';
 import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
@@ -24,7 +24,7 @@ export interface ConnectorOptions {
   baseUrl?: string;
   http?: Partial<HttpOptions>;
   /** Called after every OAuth refresh; `rotated` tells whether a new refresh token must be persisted. */
-  onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
+  onTokenRefresh?: TokenRefreshHandler;
   /** Makes OAuth refreshes single-flight across processes sharing stored credentials (replaces onTokenRefresh: the lock persists). */
   tokenRefreshLock?: TokenRefreshLock;
   /** Replaces the scheme, host and port of the OAuth token URL (a vendor sandbox or a test double). */

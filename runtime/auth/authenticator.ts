@@ -2,7 +2,7 @@ import type { AuthOption } from '../definition.js';
 import type { HttpOptions } from '../http.js';
 import { renderTemplate, type TemplateContext } from '../templates.js';
 import type { Redactor } from '../upstream-errors.js';
-import { OAuth2TokenManager, type TokenRefresh, type TokenRefreshLock } from './oauth2.js';
+import { OAuth2TokenManager, type TokenRefreshHandler, type TokenRefreshLock } from './oauth2.js';
 
 /** What auth adds to one outgoing request. */
 export interface AppliedAuth {
@@ -20,7 +20,7 @@ export class Authenticator {
     private readonly context: TemplateContext,
     http: HttpOptions,
     redact: Redactor,
-    onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+    onTokenRefresh?: TokenRefreshHandler,
     tokenRefreshLock?: TokenRefreshLock,
     oauthServerUrl?: string,
   ) {

@@ -23,6 +23,9 @@ export interface TokenRefresh {
   keptCredentials: Record<string, string>;
 }
 
+/** Called after an OAuth refresh; a promise it returns is awaited, any other result ignored (`rotated && save(...)` reads well). */
+export type TokenRefreshHandler = (refresh: TokenRefresh) => unknown;
+
 /** Tokens to use after a refresh coordinated by a TokenRefreshLock. */
 export interface StoredTokens {
   access_token: string;
@@ -74,7 +77,7 @@ export class OAuth2TokenManager {
     private readonly context: TemplateContext,
     private readonly http: HttpOptions,
     private readonly redact: Redactor,
-    private readonly onRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+    private readonly onRefresh?: TokenRefreshHandler,
     private readonly lock?: TokenRefreshLock,
     private readonly serverOrigin?: string,
   ) {

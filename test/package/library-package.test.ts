@@ -16,14 +16,21 @@ import { REPO_ROOT } from '../support/spawn-service.js';
 const run = promisify(execFile);
 const PACKAGE_DIR = path.join(REPO_ROOT, 'packages', 'switchyard');
 
-/** The first ```ts block under "## Library mode" in README.md. */
-function readmeLibraryExample(): string {
+/** The ```ts blocks of the "## Library mode" section of README.md, in order. */
+function readmeLibraryExamples(): string[] {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Library mode'));
-  const found = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!found?.[1]) throw new Error('no ts block in the Library mode section of README.md');
-  return found[1];
+  const start = readme.indexOf('## Library mode');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((found) => found[1] as string);
+  if (blocks.length === 0) throw new Error('no ts block in the Library mode section of README.md');
+  return blocks;
 }
+
+/** What the README's later examples take as given: the values an application has at hand. */
+const EXAMPLE_GIVENS = `declare const process: { env: Record<string, string | undefined> };
+declare const client_id: string, client_secret: string, refresh_token: string, account_id: string;
+declare function saveRefreshToken(token: string): void;
+`;
 
 describe('the library package', { timeout: 900_000 }, () => {
   let dir: string;
@@ -57,6 +64,7 @@ describe('the library package', { timeout: 900_000 }, () => {
     expect(files).toContain('dist/generated/jira/validators.js');
     // Skill docs ship once, as the generated Markdown the runtime reads.
     expect(files).toContain('docs/connectors/jira.md');
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE']));
     expect(files.filter((f) => !/^(dist\/|docs\/connectors\/[a-z0-9-]+\.md$|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
     expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toBe(false);
 
@@ -70,16 +78,19 @@ describe('the library package', { timeout: 900_000 }, () => {
     const names = Object.keys(installed.dependencies.switchyard?.dependencies ?? {}).sort();
     expect(names).toEqual(['ajv', 'ajv-formats', 'commander', 'ky']);
 
-    writeFileSync(path.join(project, 'example.ts'), readmeLibraryExample());
+    // The first example runs; every one compiles under --strict.
+    const examples = readmeLibraryExamples().map((code, i) => ({ file: i === 0 ? 'example.ts' : `example-${i + 1}.ts`, code }));
+    for (const { file, code } of examples) writeFileSync(path.join(project, file), code.includes('import ') ? code : `export {};\n${code}`);
+    expect(examples.length).toBeGreaterThanOrEqual(2);
     writeFileSync(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [], lib: ['ES2022', 'DOM'] },
-        files: ['example.ts', 'env.d.ts'],
+        files: [...examples.map((e) => e.file), 'env.d.ts'],
       }),
     );
-    // The consumer has no @types/node: declare the one Node global the example reads.
-    writeFileSync(path.join(project, 'env.d.ts'), 'declare const process: { env: Record<string, string | undefined> };\n');
+    // The consumer has no @types/node: declare the one Node global the examples read, and their givens.
+    writeFileSync(path.join(project, 'env.d.ts'), EXAMPLE_GIVENS);
     const tsc = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project }).catch(
       (error: { stdout: string }) => error,
     );
@@ -97,6 +108,25 @@ describe('the library package', { timeout: 900_000 }, () => {
 
     const cli = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['connectors'], { cwd: project });
     expect(cli.stdout).toContain('jira');
+    // Credential mistakes are one clear line each, never a stack trace or the secret.
+    const bin = path.join(project, 'node_modules', '.bin', 'switchyard');
+    const failed = (args: string[], credentials?: string) =>
+      run(bin, ['execute', 'harvest', 'users', 'list', ...args], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', ...(credentials !== undefined && { SWITCHYARD_CREDENTIALS: credentials }) },
+      }).then(
+        () => expect.fail('the command succeeded'),
+        (error: { code: number; stderr: string }) => error,
+      );
+    const missingFile = await failed(['--credentials-file', path.join(dir, 'nowhere.json')]);
+    expect([missingFile.code, missingFile.stderr.trim()]).toEqual([1, `The credentials file ${path.join(dir, 'nowhere.json')} does not exist.`]);
+    const notJson = await failed([], '{"api_token":"pat-S3CRET-9f1e"');
+    expect([notJson.code, notJson.stderr.trim()]).toEqual([1, 'SWITCHYARD_CREDENTIALS must be a JSON object: it is not valid JSON.']);
+    const empty = await failed([], '');
+    expect(empty.stderr).toContain('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable');
+    const pasted = await failed([], '{"api_token":"pat-S3CRET-9f1e\\n","account_id":"1"}');
+    expect(JSON.parse(pasted.stderr)).toMatchObject({ error_code: 'invalid_credentials', errors: [{ field: 'credentials.api_token', rule: 'line_break' }] });
+    expect(pasted.stderr).not.toContain('pat-S3CRET');
 
     const docsScript =
       "const d = await (await import('switchyard')).loadSkillDocs('jira'); console.log(JSON.stringify([d.version, d.sections.map((s) => s.id).slice(0, 3), d.sections[2].blocks[0]]));";
