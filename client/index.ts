@@ -9,7 +9,7 @@
  *   for await (const issue of linear.records('issues', 'list', { first: 50 })) console.log(issue.title);
  */
 import type { ConnectorOperations, ConnectorRecords } from '../runtime/generated/types.js';
-import { InternalError, UnauthorizedError, type SwitchyardError } from '../src/errors.js';
+import { BadRequestError, InternalError, UnauthorizedError, type SwitchyardError } from '../src/errors.js';
 import type { ExecuteRequest, ExecuteResponse } from '../src/services/execution.js';
 import type { ConnectorListItem, ConnectorView, CreateConnectorInput, UpdateConnectorInput } from '../src/services/connectors.js';
 import type { InspectResponse, SkillDocsResponse, SkillMetadata } from '../src/services/inspection.js';
@@ -88,6 +88,39 @@ export interface SwitchyardClientOptions {
 export interface CreateConnectorOptions {
   /** false skips the vendor credential check the service runs at creation (the query parameter check=false). */
   check?: boolean;
+}
+
+/** The body of POST .../sync. */
+export interface SyncOptions {
+  entity?: string;
+  /** Walk every page and sweep the records no longer listed, even where an incremental sync is due. */
+  full?: boolean;
+  /** Answer once the job has run (with `results`), for at most `wait_seconds` (1..3600, default 300). */
+  wait?: boolean;
+  wait_seconds?: number;
+}
+
+/** One entity's result in a waited sync's answer. */
+export interface SyncEntityResult {
+  entity: string;
+  status: 'ready' | 'failed' | 'skipped';
+  mode?: 'full' | 'incremental';
+  records: number;
+  changed: number;
+  deleted: number;
+  unconfirmed_deletions: number;
+  pages: number;
+  record_count: number;
+  seconds: number;
+  reason?: string;
+}
+
+export interface SyncAnswer {
+  connector_id: string;
+  job_id: string;
+  entities: Array<{ entity: string; state: 'started' | 'queued' | 'already_running' }>;
+  /** With `wait`, once the job's attempt ended in time: one entry per entity this request queued. */
+  results?: SyncEntityResult[];
 }
 
 export interface ListWorkspacesQuery {
@@ -220,9 +253,33 @@ export class SwitchyardClient {
       this.request('PUT', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`, { body: input }),
     delete: (id: string): Promise<{ job_id: string }> => this.request('DELETE', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`),
     inspect: (id: string): Promise<InspectResponse> => this.request('GET', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/inspect`),
-    /** Starts a context store sync (all entities, or one). */
-    sync: (id: string, entity?: string): Promise<{ connector_id: string; entities: Array<{ entity: string; state: string }> }> =>
-      this.request('POST', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/sync`, { body: entity === undefined ? {} : { entity } }),
+    /**
+     * Queues a context store sync (all entities, or one: a string is `{entity}`); with `wait` it answers once the
+     * job has run, with `results` per entity (docs/api-reference.md, "POST .../sync").
+     */
+    sync: (id: string, options: string | SyncOptions = {}): Promise<SyncAnswer> =>
+      this.request('POST', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/sync`, {
+        body: typeof options === 'string' ? { entity: options } : options,
+      }),
+    /**
+     * Resolves once `entity` is searchable (a complete sync of it has ended: a new connector's first sync
+     * starts at creation), reading inspect every `intervalMs` for at most `timeoutMs`. Throws a BadRequestError
+     * `context_store_not_ready` when its sync failed before any complete one or the time ran out, and
+     * `entity_not_syncable` for an entity the connector does not sync.
+     */
+    searchable: async (id: string, entity: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<void> => {
+      const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+      for (;;) {
+        const readiness = (await this.connectors.inspect(id)).context_store_readiness;
+        const state = readiness?.configured_cache_entities.find((e) => e.entity === entity);
+        if (state === undefined) throw new BadRequestError(`The connector does not sync ${entity} into the context store.`, 'entity_not_syncable');
+        if (state.ready_for_search) return;
+        if (state.status === 'failed')
+          throw new BadRequestError(`The sync of ${entity} failed: ${state.reason ?? 'no reason given'}.`, 'context_store_not_ready');
+        if (Date.now() >= deadline) throw new BadRequestError(`${entity} is not searchable yet: ${state.reason ?? state.status}.`, 'context_store_not_ready');
+        await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000));
+      }
+    },
   };
 
   readonly workspaces = {

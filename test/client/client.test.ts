@@ -12,8 +12,6 @@ import { ResourceNotFoundError, UnauthorizedError } from '../../src/errors.js';
 import { startIntercomStandIn, type IntercomStandIn } from '../support/intercom-stand-in.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('typed TypeScript client', () => {
   let service: TestService;
   let upstream: IntercomStandIn;
@@ -79,18 +77,12 @@ describe('typed TypeScript client', () => {
 
   it('searches the context store after a sync', async () => {
     const intercom = client.connector('intercom', connectorId);
-    await client.connectors.sync(connectorId, 'contacts');
-    const deadline = Date.now() + 30_000;
-    let result;
-    for (;;) {
-      try {
-        result = await intercom.search('contacts', { query: { filter: { eq: { role: 'user' } }, sort: [{ email: 'asc' }] }, limit: 2 });
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await sleep(50);
-      }
-    }
+    const synced = await client.connectors.sync(connectorId, { entity: 'contacts', full: true, wait: true });
+    expect(synced.entities).toEqual([{ entity: 'contacts', state: 'started' }]);
+    expect(synced.results).toEqual([expect.objectContaining({ entity: 'contacts', status: 'ready', mode: 'full', records: 5 })]);
+    await client.connectors.searchable(connectorId, 'contacts', { timeoutMs: 30_000, intervalMs: 50 });
+    await expect(client.connectors.searchable(connectorId, 'nope')).rejects.toMatchObject({ code: 'entity_not_syncable' });
+    const result = await intercom.search('contacts', { query: { filter: { eq: { role: 'user' } }, sort: [{ email: 'asc' }] }, limit: 2 });
     expect(result.data.map((r) => r.email)).toEqual(['person1@example.com', 'person2@example.com']);
     expect(result.meta.has_more).toBe(true);
     const next = await intercom.search('contacts', {
