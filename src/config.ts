@@ -113,8 +113,9 @@ export const DEFAULT_SCOPED_TOKEN_TTL_SECONDS = 900;
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}.`);
+  // Decimal digits only: Number() would also take '0x4A68', '1.9e4' and ' 80'.
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}.`);
   return value;
 }
 

@@ -1,8 +1,6 @@
-import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
-import { MissingExtensionError } from './db/migrate.js';
-import { StoreLockedError } from './db/store-lock.js';
-import { KeyringError } from './security/keyring.js';
-import { startService, StoreUnreachableError } from './server.js';
+import { loadConfig, type ServiceConfig } from './config.js';
+import { startService } from './server.js';
+import { startupFailureMessage } from './startup-failure.js';
 
 let config: ServiceConfig | undefined;
 // Signals are handled from the first moment: one that arrives while the service is still starting
@@ -31,23 +29,9 @@ try {
     ),
   );
 } catch (error) {
-  // Expected start-up problems get one clear line and exit code 1, not a stack trace.
-  if (error instanceof ConfigError) {
-    console.error(`Configuration error: ${error.message}`);
-    process.exit(1);
-  }
-  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError || error instanceof MissingExtensionError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
-  if (config !== undefined && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
-    console.error(`Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`);
-    process.exit(1);
-  }
-  // Anything else still ends in one line (the stack only with LOG_LEVEL=debug or trace).
-  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  console.error(`Switchyard could not start: ${message}`);
+  // Expected start-up problems get one clear line and exit code 1, not a stack trace (the stack only with
+  // LOG_LEVEL=debug or trace, for the unexpected ones).
+  console.error(startupFailureMessage(error, config));
   if (config !== undefined && (config.logLevel === 'debug' || config.logLevel === 'trace')) console.error(error);
   process.exit(1);
 }

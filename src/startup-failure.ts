@@ -1,0 +1,27 @@
+import { ConfigError, type ServiceConfig } from './config.js';
+import { MissingExtensionError } from './db/migrate.js';
+import { StoreLockedError } from './db/store-lock.js';
+import { KeyringError } from './security/keyring.js';
+import { StoreUnreachableError } from './server.js';
+
+/**
+ * The one line `npm start` prints when the service cannot start (exit code 1), by what went wrong: a
+ * setting, the store, the key, the address, the data folder; anything else as its first line.
+ */
+export function startupFailureMessage(error: unknown, config: ServiceConfig | undefined): string {
+  if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
+  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError || error instanceof MissingExtensionError) {
+    return error.message;
+  }
+  const { code, syscall, path } = error instanceof Error ? (error as NodeJS.ErrnoException) : {};
+  if (config !== undefined && (syscall === 'listen' || syscall === 'bind') && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
+    return `Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`;
+  }
+  // A data folder the service's user cannot write (the master key, the embedded store) names the file, not the port.
+  if (config !== undefined && path !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC')) {
+    const reason = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : 'this user may not write there';
+    return `Cannot write ${path} (${code}): ${reason}. Give the service's user a writable DATA_DIR (now ${config.dataDir}).`;
+  }
+  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  return `Switchyard could not start: ${message}`;
+}

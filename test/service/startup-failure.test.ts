@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { startupFailureMessage } from '../../src/startup-failure.js';
+
+function errno(message: string, fields: Partial<NodeJS.ErrnoException>): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), fields);
+}
+
+describe('the line npm start prints when it cannot start', () => {
+  const config = loadConfig({ DATA_DIR: '/srv/switchyard', PORT: '8080', HOST: '127.0.0.1' });
+
+  it('names the address only for errors of listening', () => {
+    const listen = errno('listen EACCES: permission denied 127.0.0.1:80', { code: 'EACCES', syscall: 'listen' });
+    expect(startupFailureMessage(listen, config)).toBe('Cannot listen on 127.0.0.1:8080 (EACCES): set HOST and PORT to a free address.');
+    const inUse = errno('listen EADDRINUSE', { code: 'EADDRINUSE', syscall: 'listen' });
+    expect(startupFailureMessage(inUse, config)).toMatch(/^Cannot listen on 127\.0\.0\.1:8080 \(EADDRINUSE\)/);
+  });
+
+  it('names the file of a data folder the service cannot write, not the port', () => {
+    const key = errno("EACCES: permission denied, open '/srv/switchyard/master.key.tmp-1'", {
+      code: 'EACCES',
+      syscall: 'open',
+      path: '/srv/switchyard/master.key.tmp-1',
+    });
+    expect(startupFailureMessage(key, config)).toBe(
+      "Cannot write /srv/switchyard/master.key.tmp-1 (EACCES): this user may not write there. Give the service's user a writable DATA_DIR (now /srv/switchyard).",
+    );
+    const full = errno('ENOSPC', { code: 'ENOSPC', syscall: 'write', path: '/srv/switchyard/pglite' });
+    expect(startupFailureMessage(full, config)).toMatch(/^Cannot write \/srv\/switchyard\/pglite \(ENOSPC\): the disk is full\./);
+  });
+
+  it('gives a setting error and anything else in one line', () => {
+    expect(startupFailureMessage(new ConfigError('PORT must be an integer from 0 to 65535.'), undefined)).toBe(
+      'Configuration error: PORT must be an integer from 0 to 65535.',
+    );
+    expect(startupFailureMessage(new Error('first line\nsecond line'), config)).toBe('Switchyard could not start: first line');
+  });
+});
+
+describe('integer settings', () => {
+  it('take decimal digits only', () => {
+    expect(loadConfig({ PORT: '18080' }).port).toBe(18080);
+    for (const raw of ['0x4A68', '1.9e4', ' 80', '80 ', '8080.5', '+80', 'abc', '70000', '-1']) {
+      expect(() => loadConfig({ PORT: raw }), raw).toThrow('PORT must be an integer from 0 to 65535.');
+    }
+    expect(() => loadConfig({ TOKEN_TTL_SECONDS: '0x384' })).toThrow(/TOKEN_TTL_SECONDS must be an integer/);
+  });
+});
