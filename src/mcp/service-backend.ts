@@ -1,3 +1,5 @@
+import { isStoreUnavailable } from '../db/store-errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { ServiceContext } from '../service-context.js';
 import { listConnectors } from '../services/connectors.js';
 import { CONTEXT_STORE_SEARCH, executeOperation } from '../services/execution.js';
@@ -17,6 +19,16 @@ export function scopeOf(principal: { organizationId: string } & { workspaceId?: 
   return { organizationId: principal.organizationId, ...(ids.length > 0 && { workspaceIds: ids.map((id) => id.toLowerCase()) }) };
 }
 
+/** A store outage as the HTTP API reports it (store_unavailable, retry shortly), not as an internal error. */
+async function storeOutagesNamed<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isStoreUnavailable(error)) throw new StoreUnavailableError('The store is unreachable right now; retry shortly.', { cause: error });
+    throw error;
+  }
+}
+
 /** Streamable HTTP on the service: the services themselves, limited to the caller's scope. */
 export class ServiceBackend implements McpBackend {
   readonly mode = 'hosted';
@@ -30,7 +42,7 @@ export class ServiceBackend implements McpBackend {
 
   /** Read once per backend: the HTTP transport builds one backend per request. */
   connectors(): Promise<McpConnector[]> {
-    this.listed ??= this.load();
+    this.listed ??= storeOutagesNamed(this.load());
     this.listed.catch(() => (this.listed = undefined));
     return this.listed;
   }
@@ -44,12 +56,14 @@ export class ServiceBackend implements McpBackend {
   }
 
   async execute(connector: McpConnector, entity: string, action: string, params: Record<string, unknown>): Promise<ExecuteOutcome> {
-    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action, params });
+    const response = await storeOutagesNamed(executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action, params }));
     return outcomeFromResponse(response);
   }
 
   async contextStoreSearch(connector: McpConnector, entity: string, params: Record<string, unknown>): Promise<SearchOutcome> {
-    const response = await executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action: CONTEXT_STORE_SEARCH, params });
+    const response = await storeOutagesNamed(
+      executeOperation(this.ctx, this.scope.organizationId, connector.id, { entity, action: CONTEXT_STORE_SEARCH, params }),
+    );
     return response.result as SearchOutcome;
   }
 }

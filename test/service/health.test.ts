@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiClient, createTenant, startTestService, storeKinds, type TestService } from '../support/service.js';
@@ -85,6 +88,26 @@ describe.skipIf(!inject('postgresUrl'))('a PostgreSQL outage', () => {
     await proxy.start();
     expect((await tenant.api.get('/api/v1/integrations/connectors')).status).toBe(200);
     expect((await tenant.api.get('/ready', { token: null })).status).toBe(200);
+  });
+
+  it('answers an MCP tool call during the outage with store_unavailable, as the API does, not an internal error', async () => {
+    const tenant = await createTenant(service);
+    const client = new Client({ name: 'outage-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tenant.api.token}` } } }),
+    );
+    try {
+      await proxy.stop();
+      const down = (await client.callTool({ name: 'list_connectors', arguments: {} })) as CallToolResult;
+      expect(down.isError).toBe(true);
+      expect(down.structuredContent).toMatchObject({ error: { code: 'store_unavailable', message: 'The store is unreachable right now; retry shortly.' } });
+      await proxy.start();
+      const up = (await client.callTool({ name: 'list_connectors', arguments: {} })) as CallToolResult;
+      expect(up.isError).toBeFalsy();
+    } finally {
+      await proxy.start().catch(() => undefined);
+      await client.close();
+    }
   });
 
   it('survives a connection lost in the middle of a query: the query fails, the process goes on', async () => {
