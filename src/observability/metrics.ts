@@ -29,6 +29,12 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export class ServiceMetrics implements ServiceObserver {
   readonly registry = new Registry();
   readonly contentType = this.registry.contentType;
+  /**
+   * The process metrics start with the service: prom-client counts CPU time and samples event-loop delay
+   * from the moment they are registered, so registering them at the first scrape reported the CPU of the
+   * scrape alone and no event-loop samples (a minimum of 9.2e9 s).
+   */
+  private readonly processRegistry = processMetrics();
   private readonly requests = new Counter({
     name: 'switchyard_http_requests_total',
     help: 'HTTP requests answered, by method, route template and status code.',
@@ -121,7 +127,7 @@ export class ServiceMetrics implements ServiceObserver {
 
   /** The Prometheus text exposition of this service and of the process. */
   async text(): Promise<string> {
-    const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
+    const [own, process] = await Promise.all([this.registry.metrics(), this.processRegistry.metrics()]);
     return `${own}\n${process}`;
   }
 }

@@ -57,6 +57,11 @@ describe.each(storeKinds())('GET /metrics (%s)', (kind) => {
       sample(text, 'switchyard_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/integrations/connectors', status_code: '200' }),
     ).toBe(1);
     expect(sample(text, 'switchyard_http_request_duration_seconds_bucket', { route: '/api/v1/integrations/connectors', le: '+Inf' })).toBe(1);
+    // The process metrics run from the service's start, not from this first scrape: event-loop samples exist
+    // (no 9.2e9 s sentinel minimum, no NaN mean) and the CPU counted covers the start-up and the requests above.
+    expect(sample(text, 'nodejs_eventloop_lag_min_seconds')).toBeLessThan(60);
+    expect(sample(text, 'nodejs_eventloop_lag_mean_seconds')).not.toBeNaN();
+    expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0.01);
   });
 
   it('reports the store pool and the event-loop lag', async () => {
