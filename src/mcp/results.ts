@@ -3,7 +3,7 @@
  * record_offset (never silently cut), and errors as tool errors carrying Switchyard's message.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SwitchyardError } from '../../runtime/errors.js';
+import { SwitchyardError, ValidationError } from '../../runtime/errors.js';
 import type { ExecuteOutcome } from './backend.js';
 
 export function jsonResult(value: Record<string, unknown>): CallToolResult {
@@ -19,6 +19,11 @@ export function executeResult(outcome: ExecuteOutcome, recordOffset: number, max
   const paging = { ...(outcome.pagination !== undefined && { pagination: outcome.pagination }), next_params: outcome.next_params ?? null };
   if (!Array.isArray(outcome.data)) return jsonResult({ record: outcome.data, ...paging });
   const records = outcome.data;
+  if (recordOffset > 0 && recordOffset >= records.length) {
+    // The page was read again for this call and holds fewer records than the offset (it changed upstream).
+    const message = `record_offset ${recordOffset} is past the end of this page, which now holds ${records.length} records; call execute without record_offset to read the page again.`;
+    throw new ValidationError(message, [{ field: 'record_offset', rule: 'maximum', message, limit: Math.max(0, records.length - 1) }]);
+  }
   const part: unknown[] = [];
   let size = 0;
   for (let i = recordOffset; i < records.length; i += 1) {

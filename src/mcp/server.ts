@@ -11,6 +11,7 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
   type Tool,
@@ -24,6 +25,9 @@ import type { McpBackend, McpConnector } from './backend.js';
 import { CONTEXT_STORE_SEARCH, DESCRIBE, EXECUTE, LIST_CONNECTORS, READ_DOCS, SEARCH_ACTIONS } from './default-tools.js';
 import { DEFAULT_MAX_RESULT_CHARS, type McpToolOptions } from './options.js';
 import { errorResult, executeResult, jsonResult, textResult } from './results.js';
+
+/** JSON-RPC error code of a resource read for a URI that names no resource (MCP specification, Resources, Error Handling). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -93,8 +97,13 @@ export class SwitchyardMcp {
       ],
     }));
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-      const text = await this.readDocs(request.params.uri);
-      return { contents: [{ uri: request.params.uri, mimeType: 'text/markdown', text }] };
+      const { uri } = request.params;
+      const text = await this.readDocs(uri).catch((error: unknown) => {
+        // The MCP specification's code for a resource that does not exist, not an internal error.
+        if (error instanceof ValidationError) throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri });
+        throw error;
+      });
+      return { contents: [{ uri, mimeType: 'text/markdown', text }] };
     });
     return server;
   }

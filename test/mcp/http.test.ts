@@ -95,6 +95,10 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     expect(String((overview.contents[0] as { text: string }).text)).toContain('switchyard://skills/intercom/contacts.list');
     const section = await client.readResource({ uri: 'switchyard://skills/intercom/contacts.get' });
     expect(String((section.contents[0] as { text: string }).text)).toMatch(/^# contacts\.get/);
+    // A URI naming no resource is the specification's resource-not-found error, with the URI.
+    for (const uri of ['switchyard://skills/nope', 'switchyard://skills/intercom/contacts.explode', 'https://example.com/x']) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32002, data: { uri } });
+    }
   });
 
   it('executes a paged list, following next_params, against the vendor stand-in', async () => {

@@ -131,6 +131,14 @@ describe('switchyard mcp over stdio', () => {
           offset = rest.record_offset;
         }
         expect(ids).toEqual(upstream.contacts.map((c) => c.id));
+        const past = (await small.callTool({
+          name: 'execute',
+          arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 50 }, record_offset: 999 },
+        })) as CallToolResult;
+        expect(past.isError).toBe(true);
+        expect(past.structuredContent).toMatchObject({
+          error: { code: 'validation_failed', issues: [{ field: 'record_offset', rule: 'maximum', limit: upstream.contacts.length - 1 }] },
+        });
       } finally {
         for (const record of upstream.contacts) delete record.custom_attributes;
         await small.close();
