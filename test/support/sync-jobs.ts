@@ -10,6 +10,7 @@ export interface JobRow {
   id: string;
   state: string;
   retry_count: number;
+  retry_limit: number;
   started_on: Date | null;
   completed_on: Date | null;
   output: Record<string, unknown> | null;
@@ -18,7 +19,7 @@ export interface JobRow {
 /** The connector's sync jobs, oldest first. */
 export async function jobsOf(store: Store, connectorId: string): Promise<JobRow[]> {
   const result = await sql<JobRow>`
-    SELECT id, state::text AS state, retry_count, started_on, completed_on, output
+    SELECT id, state::text AS state, retry_count, retry_limit, started_on, completed_on, output
     FROM pgboss.job WHERE singleton_key = ${connectorId} ORDER BY created_on`.execute(store.db);
   return result.rows;
 }

@@ -220,6 +220,8 @@ export class SyncService {
   private readonly abort = new AbortController();
   private dueTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  /** Jobs this process's stop interrupted: handed back to the queue at close, without spending a retry. */
+  private readonly interrupted = new Set<string>();
   /** Queue statements under way, and whether the queue may still use the store (not after close). */
   private inFlight = 0;
   private storeReleased = false;
@@ -622,11 +624,17 @@ export class SyncService {
   /** Runs one job: the connector's entities, parents first. Throws (the queue retries) when an entity failed. */
   private async runJob(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<EntityOutcome[]> {
     // Fetched while the queue was stopping: failed at once, so a process that keeps running retries it.
-    if (this.closing) throw new Error('interrupted: the service is stopping');
+    if (this.closing) {
+      this.interrupted.add(job.id);
+      throw new Error('interrupted: the service is stopping');
+    }
     const run = this.execute(job);
     this.runs.add(run);
     try {
       return await run;
+    } catch (error) {
+      if (this.closing) this.interrupted.add(job.id);
+      throw error;
     } finally {
       this.runs.delete(run);
       this.jobsRun += 1;
@@ -827,8 +835,28 @@ export class SyncService {
         quiet = this.inFlight === 0 ? quiet + 1 : 0;
         await sleep(20);
       }
+      await this.handBackInterrupted();
     }
     this.storeReleased = true;
+  }
+
+  /**
+   * The jobs this stop interrupted, failed by the queue into its retry state with the retry delay, may start
+   * again at once and keep their retries (the queue counts the next attempt as a retry: the limit grows by
+   * one, as pg-boss's own retry does): a stop is no failure of theirs, and a rolling restart would otherwise
+   * hold each running sync back by the delay and spend one of its retries.
+   */
+  private async handBackInterrupted(): Promise<void> {
+    const ids = [...this.interrupted];
+    if (ids.length === 0) return;
+    try {
+      await sql`
+        UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET start_after = now(), retry_limit = retry_limit + 1
+        WHERE id = ANY(${ids}::uuid[]) AND state = 'retry'`.execute(this.ctx.store.db);
+    } catch (error) {
+      // They start after the retry delay instead.
+      this.log.warn({ err: error instanceof Error ? error.message : String(error), job_ids: ids }, 'could not hand the interrupted sync jobs back at once');
+    }
   }
 }
 
