@@ -61,10 +61,12 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
     );
   });
 
-  it('stops on SIGTERM and releases the lock', async () => {
+  it('stops on SIGTERM, saying so in its log, and releases the lock', async () => {
     expect(existsSync(path.join(dataDir, 'pglite', 'switchyard.lock'))).toBe(true);
+    const logs = running?.logs ?? [];
     expect(await running?.stop()).toBe(0);
     running = undefined;
+    expect(logs).toContainEqual(expect.objectContaining({ signal: 'SIGTERM', msg: expect.stringMatching(/^stopping: /) }));
     expect(existsSync(path.join(dataDir, 'pglite', 'switchyard.lock'))).toBe(false);
   });
 
