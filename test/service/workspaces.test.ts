@@ -563,6 +563,12 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     const emptyJson = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, { rawBody: '', headers: { 'content-type': 'application/json' } });
     expect(emptyJson.status).toBe(422);
     expect(emptyJson.body.errors).toMatchObject([{ field: null, error_code: 'type' }]);
+    // A charset parameter (as many clients send) is JSON all the same.
+    const charset = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, {
+      rawBody: '{"status":"active"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(charset.status).toBe(200);
     const text = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, { rawBody: 'status=active', headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(415);
     expect(text.body.errors[0]?.error_code).toBe('unsupported_media_type');
