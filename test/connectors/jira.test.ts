@@ -491,6 +491,20 @@ describe('jira issues CRUD', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('refuses an edit or a worklog update that changes nothing before calling Jira (its request body is required)', async () => {
+    const edit = await jira()
+      .execute('issues', 'update', { issueIdOrKey: 'ABC-1' })
+      .catch((e: unknown) => e);
+    expect(edit).toBeInstanceOf(ValidationError);
+    expect((edit as ValidationError).issues).toEqual([
+      expect.objectContaining({ field: 'params', rule: 'at_least_one_of', limit: ['fields', 'update', 'transition'] }),
+    ]);
+    const worklog = await jira()
+      .execute('issue_worklogs', 'update', { issueIdOrKey: 'ABC-1', id: '100028', notifyUsers: false })
+      .catch((e: unknown) => e);
+    expect((worklog as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
+  });
+
   it('delete sends deleteSubtasks and returns {} on 204', async () => {
     const scope = api().delete('/rest/api/3/issue/ABC-1').query({ deleteSubtasks: 'true' }).reply(204);
     const res = await jira().execute('issues', 'delete', { issueIdOrKey: 'ABC-1', deleteSubtasks: true });

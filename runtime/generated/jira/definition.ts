@@ -944,6 +944,11 @@ export const definition: ConnectorDefinition = {
               "wire": "expand"
             }
           },
+          "atLeastOneOf": [
+            "fields",
+            "update",
+            "transition"
+          ],
           "result": "one",
           "emptyResponse": {},
           "guards": [],
@@ -3239,6 +3244,14 @@ export const definition: ConnectorDefinition = {
               "wire": "overrideEditableFlag"
             }
           },
+          "atLeastOneOf": [
+            "started",
+            "timeSpent",
+            "timeSpentSeconds",
+            "comment",
+            "visibility",
+            "properties"
+          ],
           "result": "one",
           "guards": [],
           "idempotent": true,
