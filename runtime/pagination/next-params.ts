@@ -67,7 +67,10 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
   next_url(def, ctx) {
     const url = readString(def.next_url, ctx.view);
     if (url === undefined || shortPage(def.short_page_ends, ctx)) return undefined;
-    return paramsFromUrl(url, ctx, def.ignore_query ?? []);
+    const next = paramsFromUrl(url, ctx, def.ignore_query ?? []);
+    // A link without paging params would ask for the page just read: followed, it would loop.
+    if (Object.keys(next).length === 0) throw new UpstreamError("The vendor's next-page link carries no paging parameter; it was not followed.");
+    return next;
   },
   last_record(def, ctx) {
     if (ctx.recordCount === 0 || shortPage(def.short_page_ends, ctx)) return undefined;

@@ -44,6 +44,10 @@ describe('pagination styles', () => {
     expect(next(def, params, { body: { links: { next: null } } })).toEqual({ next: undefined, block: { next_link: null } });
     expect(() => next(def, params, { body: { links: { next: `${ORIGIN}/things?since=5` } } })).toThrow(/"since", which this action does not declare/);
     expect(() => next(def, params, { body: { links: { next: 'https://evil.example/things?page=2' } } })).toThrow(UpstreamError);
+    // A link that would read the same page again (no paging params, or only ignored ones) is refused, not looped on.
+    for (const link of ['string', `${ORIGIN}/things`, `${ORIGIN}/things?ref=next`]) {
+      expect(() => next(def, params, { body: { links: { next: link } } }), link).toThrow(/carries no paging parameter/);
+    }
   });
 
   it('cursor: stops when has_more is false even with a cursor', () => {
