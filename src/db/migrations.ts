@@ -476,4 +476,21 @@ ${SORT_INDEXES}
       ALTER TABLE context_sync_state ADD COLUMN unconfirmed_deletions integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 14,
+    name: 'connect page: a form creates at most one connector',
+    // Each rendered credentials form carries a random submission id. Its first post claims the id here and
+    // records the connector it created; a second post of the same form (a double click, a reload of the
+    // answer, a form the back button restored) gets that connector instead of creating another. A post that
+    // fails releases its claim, so the corrected form can be sent again; deleting the connector drops it.
+    sql: `
+      CREATE TABLE connect_submissions (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        connector_id uuid REFERENCES connectors(id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX connect_submissions_age ON connect_submissions (created_at);
+    `,
+  },
 ];

@@ -199,6 +199,13 @@ export interface OAuthSessionsTable extends SealedColumns {
   created_at: Timestamp;
 }
 
+export interface ConnectSubmissionsTable {
+  id: string;
+  organization_id: string;
+  connector_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -231,5 +238,6 @@ export interface DatabaseSchema {
   source_templates: SourceTemplatesTable;
   oauth_apps: OAuthAppsTable;
   oauth_sessions: OAuthSessionsTable;
+  connect_submissions: ConnectSubmissionsTable;
   schema_migrations: SchemaMigrationsTable;
 }

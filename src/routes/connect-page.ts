@@ -4,6 +4,7 @@
  * the catalog publishes (a credential option's schema, the connector's settings schema); secret fields
  * are password inputs and no secret value is ever written into a page.
  */
+import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../runtime/index.js';
 
 export function escapeHtml(value: string): string {
@@ -162,12 +163,15 @@ ${settings}
 </section>`;
     }
     const credentials = schemaFields(option.credentialsSchema ?? {}, 'credentials.', `${idPrefix}-credential`, values?.credentials ?? {});
+    // The form's own id: a second post of it (double click, reload, back button) answers with the first one's connector.
+    const submission = hidden({ submission: randomUUID() });
     return `<section aria-labelledby="${idPrefix}-title">
 <h2 id="${idPrefix}-title">${e(option.title)}</h2>
 ${error}
 ${description}
 <form method="post" action="/connect/connectors" autocomplete="off">
 ${common}
+${submission}
 ${nameField}
 ${settings}
 <fieldset>
@@ -248,6 +252,22 @@ export const CONNECT_SCRIPT = `'use strict';
   }
   var problem = document.getElementById('form-error');
   if (problem) problem.focus();
+  // One post per click: the button waits for the answer (the service also answers a repeated form once).
+  Array.prototype.forEach.call(document.querySelectorAll('form'), function (form) {
+    form.addEventListener('submit', function () {
+      var button = form.querySelector('button[type="submit"]');
+      if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }
+    });
+  });
+  // A page the back button restores from memory keeps what was typed: secrets are emptied, buttons usable again.
+  window.addEventListener('pageshow', function (event) {
+    if (!event.persisted) return;
+    Array.prototype.forEach.call(document.querySelectorAll('input[type="password"]'), function (input) { input.value = ''; });
+    Array.prototype.forEach.call(document.querySelectorAll('button[type="submit"]'), function (button) {
+      button.disabled = false;
+      button.removeAttribute('aria-busy');
+    });
+  });
 })();
 `;
 

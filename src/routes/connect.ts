@@ -12,7 +12,8 @@ import { type AuthOption, type ConnectorDefinition, type JsonObject } from '../.
 import { RequestValidationError, SwitchyardError } from '../errors.js';
 import { issueWidgetToken, TokenError, verifyWidgetToken, type WidgetTokenClaims } from '../security/tokens.js';
 import { credentialsSchema, replicationConfigSchema } from '../services/catalog.js';
-import { createConnector } from '../services/connectors.js';
+import { createConnector, getConnector, type ConnectorView } from '../services/connectors.js';
+import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
 import { completeConsent, startConsent } from '../services/oauth-flow.js';
 import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } from '../services/source-templates.js';
@@ -22,6 +23,10 @@ import { errorResponses, uuidSchema } from './shared-schemas.js';
 import { publicBase } from './public-base.js';
 import { keepOutOfCaches } from './token.js';
 import { workspaceNameSchema } from './workspaces.js';
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a second post of a form waits for the first, whose vendor check may take that long. */
+const SUBMISSION_WAIT_MS = 30_000;
 
 /** OpenAPI description of a connect page route: public (the widget token authenticates it), answering HTML. */
 function pageSchema(summary: string, description: string, statuses: Record<number, string>) {
@@ -233,6 +238,21 @@ async function renderTemplatePage(
   return securityHeaders(reply, { frameAncestor: state.claims.allowedOrigin, formTargets }).status(status).send(html);
 }
 
+/** The page that reports a new connector (to the opener, and back to redirect_uri). */
+function sendConnected(reply: FastifyReply, state: PageState, definition: ConnectorDefinition, connector: ConnectorView): FastifyReply {
+  return securityHeaders(reply, { frameAncestor: state.claims.allowedOrigin }).send(
+    connectedPage({
+      connectorId: connector.id,
+      connectorType: connector.connector_type,
+      connectorName: connector.name,
+      displayName: definition.displayName,
+      workspaceName: connector.workspace_name,
+      allowedOrigin: state.claims.allowedOrigin,
+      ...(state.returnTo !== undefined && { returnTo: state.returnTo }),
+    }),
+  );
+}
+
 function prefixed(form: Form, prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(form)) {
@@ -406,12 +426,13 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       config: { public: true },
       schema: pageSchema(
         'Connect page form: create a connector from typed credentials',
-        'application/x-www-form-urlencoded: token, template, option_title, name, credentials.<field>, settings.<field>, redirect_uri. Creates the connector as POST /api/v1/integrations/connectors does; errors re-render the form.',
+        "application/x-www-form-urlencoded: token, template, option_title, name, credentials.<field>, settings.<field>, redirect_uri, submission (the form's id: a second post of one form answers with the connector the first created). Creates the connector as POST /api/v1/integrations/connectors does; errors re-render the form.",
         {
           200: 'Connected: the page reports the connector id to the opener.',
           400: 'Credentials or settings refused (the form again, with the reasons).',
           401: 'A missing, invalid or expired token.',
           404: 'A template not enabled for the token.',
+          409: 'The same form (its submission id) was sent before and is still being connected; the earlier post, once done, answers for both.',
           422: 'Credentials or settings refused (the form again, with the reasons).',
         },
       ),
@@ -434,6 +455,20 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       const name = (form.name ?? '').trim() || template.name;
       const workspace = await workspaceName(app.ctx, state.claims);
       if (workspace === undefined) return sendProblem(reply, 410, 'Workspace gone', 'The workspace this link was made for no longer exists.');
+      const db = app.ctx.store.db;
+      // A form sent twice (a double click, a reload of the answer, a form the back button restored) creates once.
+      const submission = UUID_TEXT.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
+      if (submission !== undefined) {
+        const turn = await takeSubmissionTurn(db, submission, state.claims.organizationId, SUBMISSION_WAIT_MS);
+        if (turn.kind === 'created') return sendConnected(reply, state, definition, await getConnector(app.ctx, state.claims.organizationId, turn.connectorId));
+        if (turn.kind === 'pending')
+          return sendProblem(
+            reply,
+            409,
+            'Still connecting',
+            `This form was already sent and ${definition.displayName} is still being connected. Reload this page in a moment.`,
+          );
+      }
       try {
         const connector = await createConnector(
           app.ctx,
@@ -447,18 +482,17 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
           },
           { check: true },
         );
-        return securityHeaders(reply, { frameAncestor: state.claims.allowedOrigin }).send(
-          connectedPage({
-            connectorId: connector.id,
-            connectorType: connector.connector_type,
-            connectorName: connector.name,
-            displayName: definition.displayName,
-            workspaceName: connector.workspace_name,
-            allowedOrigin: state.claims.allowedOrigin,
-            ...(state.returnTo !== undefined && { returnTo: state.returnTo }),
-          }),
-        );
+        if (submission !== undefined) await recordSubmission(db, submission, connector.id);
+        return sendConnected(reply, state, definition, connector);
       } catch (error) {
+        if (submission !== undefined) {
+          await releaseSubmission(db, submission).catch((releaseError: unknown) =>
+            request.log.warn(
+              { err: releaseError instanceof Error ? releaseError.message : String(releaseError) },
+              'could not release a connect form submission',
+            ),
+          );
+        }
         if (!(error instanceof SwitchyardError) || error.status >= 500) throw error;
         return renderTemplatePage(request, reply, state, template, error.status, { error: formError(option.optionTitle, error), form });
       }

@@ -209,6 +209,13 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
       data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'harvest', workspace_name: 'customer-9' },
     });
 
+    // Back to the form (chromium may restore it from memory, typed values and all): the secret is gone and the
+    // button, disabled while the form was sent, works again.
+    await Promise.all([page.waitForNavigation(), page.goBack()]);
+    await page.waitForSelector('#option0-credential-api_token');
+    expect(await page.$eval('#option0-credential-api_token', (input) => (input as HTMLInputElement).value)).toBe('');
+    expect(await page.$eval('section form button[type=submit]', (button) => (button as HTMLButtonElement).disabled)).toBe(false);
+
     const executed = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
       entity: 'users',
       action: 'list',

@@ -1,0 +1,52 @@
+/**
+ * One connector per connect-page form (migration 14): the form's random submission id is claimed by its
+ * first post, which records the connector it creates; a second post of the same form gets that connector.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/schema.js';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** The post holds the claim and creates; or an earlier post of the form created this connector; or it still runs. */
+export type SubmissionTurn = { kind: 'claimed' } | { kind: 'created'; connectorId: string } | { kind: 'pending' };
+
+/** Claims older than any connect link's lifetime can no longer be posted: dropped as new ones are made. */
+const KEPT_FOR = '1 day';
+const POLL_MS = 200;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Claims submission `id` for this post, or waits up to `waitMs` for the post holding it: its connector once
+ * created, or the claim itself when that post failed and released it.
+ */
+export async function takeSubmissionTurn(db: Db, id: string, organizationId: string, waitMs: number): Promise<SubmissionTurn> {
+  await db
+    .deleteFrom('connect_submissions')
+    .where('created_at', '<', sql<Date>`now() - ${sql.lit(KEPT_FOR)}::interval`)
+    .execute();
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const claimed = await db
+      .insertInto('connect_submissions')
+      .values({ id, organization_id: organizationId })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (claimed) return { kind: 'claimed' };
+    const held = await db.selectFrom('connect_submissions').select(['organization_id', 'connector_id']).where('id', '=', id).executeTakeFirst();
+    if (held?.organization_id === organizationId && held.connector_id !== null) return { kind: 'created', connectorId: held.connector_id };
+    if (Date.now() >= deadline) return { kind: 'pending' };
+    await sleep(POLL_MS);
+  }
+}
+
+/** The claimed submission created this connector. */
+export async function recordSubmission(db: Db, id: string, connectorId: string): Promise<void> {
+  await db.updateTable('connect_submissions').set({ connector_id: connectorId }).where('id', '=', id).execute();
+}
+
+/** The claimed submission failed: the form may be sent again. */
+export async function releaseSubmission(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('connect_submissions').where('id', '=', id).where('connector_id', 'is', null).execute();
+}

@@ -1,0 +1,95 @@
+/**
+ * The connect page's credentials form as a browser posts it, sent more than once: a double click, a reload
+ * of the answer, a form the back button restored. Each rendered form creates at most one connector.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorModules } from '../../runtime/index.js';
+import { formPost } from '../support/connect-flow.js';
+import { startHarvestStandIn, type HarvestStandIn } from '../support/harvest-stand-in.js';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+
+const TOKEN = 'harvest-pat-3f9c0e';
+
+/** The value of the form input named `name` in a page. */
+function input(html: string, name: string): string {
+  const value = new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+  if (value === undefined) throw new Error(`no input ${name} in the page`);
+  return value;
+}
+
+describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
+  let service: TestService;
+  let tenant: Tenant;
+  let harvest: HarvestStandIn;
+  let widgetToken: string;
+
+  beforeAll(async () => {
+    harvest = await startHarvestStandIn();
+    service = await startTestService(kind, { upstreamBaseUrls: { harvest: harvest.url } });
+    tenant = await createTenant(service);
+    const template = await tenant.api.post('/api/v1/integrations/templates/sources', {
+      actor_definition_id: connectorModules.harvest?.definition.definitionId,
+      partial_default_config: {},
+    });
+    expect(template.status).toBe(200);
+    const widget = await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
+      workspace_name: `forms-${kind}`,
+      allowed_origin: 'https://app.example.com',
+    });
+    widgetToken = widget.body.token;
+  });
+  afterAll(async () => {
+    await service?.close();
+    await harvest?.close();
+  });
+
+  async function renderedForm(): Promise<Record<string, string>> {
+    const page = await (await fetch(`${service.url}/connect?token=${widgetToken}&connector_type=harvest`)).text();
+    return {
+      token: input(page, 'token'),
+      template: input(page, 'template'),
+      option_title: 'Personal Access Token',
+      submission: input(page, 'submission'),
+      name: 'Harvest',
+      'credentials.api_token': TOKEN,
+      'credentials.account_id': '123456',
+    };
+  }
+
+  const post = (fields: Record<string, string>) => fetch(`${service.url}/connect/connectors`, formPost(fields));
+  const connectorIdOf = (html: string) => /data-connector-id="([^"]+)"/.exec(html)?.[1];
+  const connectorsInWorkspace = async () =>
+    (await tenant.api.get<{ data: Array<{ id: string }> }>(`/api/v1/integrations/connectors?workspace_name=forms-${kind}`)).body.data.map((c) => c.id);
+
+  it('creates one connector for a form sent twice at once, and answers both posts with it', async () => {
+    const fields = await renderedForm();
+    const checks = () => harvest.requests.filter((r) => r.target.endsWith('/company')).length;
+    const checksBefore = checks();
+    const [first, second] = await Promise.all([post(fields), post(fields)]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const ids = [connectorIdOf(await first.text()), connectorIdOf(await second.text())];
+    expect(ids[0]).toBeDefined();
+    expect(ids[1]).toBe(ids[0]);
+    expect(await connectorsInWorkspace()).toEqual([ids[0]]);
+    expect(checks() - checksBefore).toBe(1);
+
+    // A reload of the answer (or the form the back button restored) posts it again: the same connector.
+    const again = await post(fields);
+    expect(again.status).toBe(200);
+    expect(connectorIdOf(await again.text())).toBe(ids[0]);
+    expect(await connectorsInWorkspace()).toEqual([ids[0]]);
+  });
+
+  it('lets a form refused for its values be sent again once corrected, and gives each render its own id', async () => {
+    const fields = await renderedForm();
+    expect((await renderedForm()).submission).not.toBe(fields.submission);
+    const before = await connectorsInWorkspace();
+    const refused = await post({ ...fields, 'credentials.account_id': 'not-digits' });
+    expect(refused.status).toBe(400);
+    expect(await connectorsInWorkspace()).toEqual(before);
+    const corrected = await post(fields);
+    expect(corrected.status).toBe(200);
+    const id = connectorIdOf(await corrected.text());
+    expect(await connectorsInWorkspace()).toEqual([...before, id]);
+  });
+});
