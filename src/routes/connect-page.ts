@@ -57,10 +57,17 @@ export function templateListPage(workspaceName: string, links: TemplateLink[]): 
 
 type Schema = JsonObject;
 
-/** A field name as a label: api_token -> "Api token". */
+/** Words a label spells in capitals, as people read them. */
+const LABEL_WORDS: Record<string, string> = { api: 'API', id: 'ID', ids: 'IDs', url: 'URL', oauth: 'OAuth', pat: 'PAT', sso: 'SSO' };
+
+/** A field name as a label: api_token -> "API token", account_id -> "Account ID". */
 function humanize(name: string): string {
-  const words = name.replace(/_/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  const words = name
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((word) => LABEL_WORDS[word.toLowerCase()] ?? word.toLowerCase());
+  const first = words[0] ?? '';
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ');
 }
 
 function text(value: JsonValue | undefined): string | undefined {
@@ -68,7 +75,7 @@ function text(value: JsonValue | undefined): string | undefined {
 }
 
 /** One input per property of an object JSON Schema; `prefix` namespaces the names (credentials., settings.). */
-function schemaFields(schema: Schema, prefix: string, idPrefix: string, values: Record<string, string>): string {
+function schemaFields(schema: Schema, prefix: string, idPrefix: string, values: Record<string, string>, invalid: ReadonlySet<string> = new Set()): string {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties)
@@ -79,7 +86,10 @@ function schemaFields(schema: Schema, prefix: string, idPrefix: string, values: 
       const isRequired = required.has(name);
       const attributes = [`id="${e(id)}"`, `name="${e(`${prefix}${name}`)}"`];
       if (isRequired) attributes.push('required', 'aria-required="true"');
-      if (description !== undefined) attributes.push(`aria-describedby="${e(`${id}-desc`)}"`);
+      // A field the last post was refused for points at the error summary, which names the problem.
+      const describedBy = [...(invalid.has(`${prefix}${name}`) ? ['form-error'] : []), ...(description !== undefined ? [`${id}-desc`] : [])];
+      if (invalid.has(`${prefix}${name}`)) attributes.push('aria-invalid="true"');
+      if (describedBy.length > 0) attributes.push(`aria-describedby="${e(describedBy.join(' '))}"`);
       const label = `<label for="${e(id)}">${e(humanize(text(property.title) ?? name))}${isRequired ? ' <span class="required">(required)</span>' : ''}</label>`;
       const help = description === undefined ? '' : `<p class="help" id="${e(`${id}-desc`)}">${e(description)}</p>`;
       let control: string;
@@ -115,6 +125,8 @@ export interface FormError {
   optionTitle: string;
   message: string;
   issues: string[];
+  /** The form fields the problems concern (credentials.<name>, settings.<name>). */
+  fields: string[];
 }
 
 export interface TemplatePageInput {
@@ -132,9 +144,10 @@ export interface TemplatePageInput {
   values?: { name?: string; settings: Record<string, string>; credentials: Record<string, string> };
 }
 
+/** The problems of the last post: each one when they are listed (the overall message repeats them), else the message. */
 function errorSummary(error: FormError): string {
-  const items = error.issues.length > 0 ? `<ul>${error.issues.map((issue) => `<li>${e(issue)}</li>`).join('')}</ul>` : '';
-  return `<div class="error" role="alert" tabindex="-1" id="form-error"><h3>Not connected</h3><p>${e(error.message)}</p>${items}</div>`;
+  const body = error.issues.length > 0 ? `<ul>${error.issues.map((issue) => `<li>${e(issue)}</li>`).join('')}</ul>` : `<p>${e(error.message)}</p>`;
+  return `<div class="error" role="alert" tabindex="-1" id="form-error"><h3>Not connected</h3>${body}</div>`;
 }
 
 export function templatePage(input: TemplatePageInput): string {
@@ -147,7 +160,8 @@ export function templatePage(input: TemplatePageInput): string {
 <label for="${idPrefix}-name">Connection name</label>
 <input type="text" id="${idPrefix}-name" name="name" maxlength="200" value="${e(values?.name ?? input.connectorName)}">
 </div>`;
-    const settings = schemaFields(input.settingsSchema, 'settings.', `${idPrefix}-setting`, values?.settings ?? {});
+    const invalid = new Set(input.error?.optionTitle === option.title ? input.error.fields : []);
+    const settings = schemaFields(input.settingsSchema, 'settings.', `${idPrefix}-setting`, values?.settings ?? {}, invalid);
     const description = option.description === undefined ? '' : `<p>${e(option.description)}</p>`;
     if (option.kind === 'consent') {
       return `<section aria-labelledby="${idPrefix}-title">
@@ -162,7 +176,7 @@ ${settings}
 </form>
 </section>`;
     }
-    const credentials = schemaFields(option.credentialsSchema ?? {}, 'credentials.', `${idPrefix}-credential`, values?.credentials ?? {});
+    const credentials = schemaFields(option.credentialsSchema ?? {}, 'credentials.', `${idPrefix}-credential`, values?.credentials ?? {}, invalid);
     // The form's own id: a second post of it (double click, reload, back button) answers with the first one's connector.
     const submission = hidden({ submission: randomUUID() });
     return `<section aria-labelledby="${idPrefix}-title">

@@ -15,7 +15,7 @@ import { credentialsSchema, replicationConfigSchema } from '../services/catalog.
 import { createConnector, getConnector, type ConnectorView } from '../services/connectors.js';
 import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
-import { completeConsent, startConsent } from '../services/oauth-flow.js';
+import { completeConsent, consentPageContext, startConsent } from '../services/oauth-flow.js';
 import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } from '../services/source-templates.js';
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
@@ -112,10 +112,31 @@ function securityHeaders(reply: FastifyReply, options: { frameAncestor?: string;
     .type('text/html; charset=utf-8');
 }
 
-function sendProblem(reply: FastifyReply, status: number, title: string, message: string, retryHref?: string): FastifyReply {
-  return securityHeaders(reply)
+/**
+ * A problem page. `frameAncestor` is the link's allowed_origin, known once the token's signature is verified
+ * (an expired link included): the page then shows in the application's frame as the form did.
+ */
+function sendProblem(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  message: string,
+  options: { retryHref?: string; frameAncestor?: string } = {},
+): FastifyReply {
+  return securityHeaders(reply, { ...(options.frameAncestor !== undefined && { frameAncestor: options.frameAncestor }) })
     .status(status)
-    .send(problemPage(title, message, retryHref));
+    .send(problemPage(title, message, options.retryHref));
+}
+
+/** The allowed_origin an expired widget token carried (its signature checked), if it is one. */
+function expiredLinkOrigin(error: TokenError): string | undefined {
+  const origin = error.expiredClaims?.origin;
+  if (typeof origin !== 'string') return undefined;
+  try {
+    return checkOrigin(origin);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The widget token of a page request, or undefined after answering with a problem page. */
@@ -128,13 +149,16 @@ async function widgetClaims(request: FastifyRequest, reply: FastifyReply, token:
     return await verifyWidgetToken(token, request.server.ctx.keyring.derive('token-signing'));
   } catch (error) {
     if (!(error instanceof TokenError)) throw error;
-    sendProblem(reply, 401, error.expired ? 'Link expired' : 'Link not valid', error.message);
+    const frameAncestor = error.expired ? expiredLinkOrigin(error) : undefined;
+    sendProblem(reply, 401, error.expired ? 'Link expired' : 'Link not valid', error.message, {
+      ...(frameAncestor !== undefined && { frameAncestor }),
+    });
     return undefined;
   }
 }
 
 /** redirect_uri, when given, must be on CONNECT_REDIRECT_URIS; undefined after answering with a problem page. */
-function checkedReturnTo(request: FastifyRequest, reply: FastifyReply, raw: string | undefined): { value?: string } | undefined {
+function checkedReturnTo(request: FastifyRequest, reply: FastifyReply, raw: string | undefined, frameAncestor: string): { value?: string } | undefined {
   if (raw === undefined || raw === '') return {};
   let normalized: string | undefined;
   try {
@@ -149,6 +173,7 @@ function checkedReturnTo(request: FastifyRequest, reply: FastifyReply, raw: stri
       400,
       'Return address not allowed',
       'The redirect_uri of this link is not one this service may send you back to (the operator lists them in CONNECT_REDIRECT_URIS).',
+      { frameAncestor },
     );
     return undefined;
   }
@@ -262,7 +287,9 @@ function prefixed(form: Form, prefix: string): Record<string, string> {
 }
 
 function formError(optionTitle: string, error: SwitchyardError): FormError {
-  return { optionTitle, message: error.message, issues: error.issues.map((issue) => issue.message) };
+  // The API's replication_config.<name> is the form's settings.<name>.
+  const fields = error.issues.map((issue) => issue.field.replace(/^replication_config\./, 'settings.'));
+  return { optionTitle, message: error.message, issues: error.issues.map((issue) => issue.message), fields };
 }
 
 async function workspaceName(ctx: FastifyInstance['ctx'], claims: WidgetTokenClaims): Promise<string | undefined> {
@@ -369,7 +396,7 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       const { token, template: templateId, connector_type: connectorType, redirect_uri: redirectUri } = request.query;
       const claims = await widgetClaims(request, reply, token);
       if (!claims || token === undefined) return reply;
-      const returnTo = checkedReturnTo(request, reply, redirectUri);
+      const returnTo = checkedReturnTo(request, reply, redirectUri, claims.allowedOrigin);
       if (!returnTo) return reply;
       const state: PageState = { claims, token, ...(returnTo.value !== undefined && { returnTo: returnTo.value }) };
       const templates = await listTemplateRows(app.ctx, claims.organizationId, claims.tags, claims.tagsMode);
@@ -377,17 +404,17 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       if (templateId !== undefined) {
         chosen = templates.find((row) => row.id === templateId.toLowerCase());
         if (!chosen)
-          return sendProblem(reply, 404, 'Not available', 'This connector is not enabled for this link.', connectHref(token, { redirect_uri: state.returnTo }));
+          return sendProblem(reply, 404, 'Not available', 'This connector is not enabled for this link.', {
+            retryHref: connectHref(token, { redirect_uri: state.returnTo }),
+            frameAncestor: claims.allowedOrigin,
+          });
       } else if (connectorType !== undefined) {
         chosen = templates.find((row) => row.connector_type === connectorType.toLowerCase());
         if (!chosen)
-          return sendProblem(
-            reply,
-            404,
-            'Not available',
-            `${connectorType} is not enabled for this link.`,
-            connectHref(token, { redirect_uri: state.returnTo }),
-          );
+          return sendProblem(reply, 404, 'Not available', `${connectorType} is not enabled for this link.`, {
+            retryHref: connectHref(token, { redirect_uri: state.returnTo }),
+            frameAncestor: claims.allowedOrigin,
+          });
       } else if (templates.length === 1) {
         chosen = templates[0];
       }
@@ -408,13 +435,16 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
     const form = request.body && typeof request.body === 'object' ? request.body : {};
     const claims = await widgetClaims(request, reply, form.token);
     if (!claims || form.token === undefined) return undefined;
-    const returnTo = checkedReturnTo(request, reply, form.redirect_uri);
+    const returnTo = checkedReturnTo(request, reply, form.redirect_uri, claims.allowedOrigin);
     if (!returnTo) return undefined;
     const state: PageState = { claims, token: form.token, ...(returnTo.value !== undefined && { returnTo: returnTo.value }) };
     const templates = await listTemplateRows(app.ctx, claims.organizationId, claims.tags, claims.tagsMode);
     const template = templates.find((row) => row.id === (form.template ?? '').toLowerCase());
     if (!template) {
-      sendProblem(reply, 404, 'Not available', 'This connector is not enabled for this link.', connectHref(form.token));
+      sendProblem(reply, 404, 'Not available', 'This connector is not enabled for this link.', {
+        retryHref: connectHref(form.token),
+        frameAncestor: claims.allowedOrigin,
+      });
       return undefined;
     }
     return { state, template, form };
@@ -445,16 +475,16 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       const optionTitle = form.option_title ?? '';
       const option = definition.auth.find((candidate) => candidate.optionTitle === optionTitle && candidate.type !== 'oauth2_refresh');
       if (!option)
-        return sendProblem(
-          reply,
-          400,
-          'Not available',
-          `${definition.displayName} has no option "${optionTitle}" to fill in here.`,
-          connectHref(state.token, { template: template.id }),
-        );
+        return sendProblem(reply, 400, 'Not available', `${definition.displayName} has no option "${optionTitle}" to fill in here.`, {
+          retryHref: connectHref(state.token, { template: template.id }),
+          frameAncestor: state.claims.allowedOrigin,
+        });
       const name = (form.name ?? '').trim() || template.name;
       const workspace = await workspaceName(app.ctx, state.claims);
-      if (workspace === undefined) return sendProblem(reply, 410, 'Workspace gone', 'The workspace this link was made for no longer exists.');
+      if (workspace === undefined)
+        return sendProblem(reply, 410, 'Workspace gone', 'The workspace this link was made for no longer exists.', {
+          frameAncestor: state.claims.allowedOrigin,
+        });
       const db = app.ctx.store.db;
       // A form sent twice (a double click, a reload of the answer, a form the back button restored) creates once.
       const submission = UUID_TEXT.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
@@ -467,6 +497,7 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
             409,
             'Still connecting',
             `This form was already sent and ${definition.displayName} is still being connected. Reload this page in a moment.`,
+            { frameAncestor: state.claims.allowedOrigin },
           );
       }
       try {
@@ -571,7 +602,11 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         );
       } catch (error) {
         if (!(error instanceof SwitchyardError) || error.status >= 500) throw error;
-        return sendProblem(reply, error.status, 'Not connected', error.message);
+        // A spent or failed consent still names its link: the page shows in the application's frame and leads back.
+        const context = await consentPageContext(app.ctx, request.query.state);
+        return sendProblem(reply, error.status, 'Not connected', error.message, {
+          ...(context !== undefined && { frameAncestor: context.allowedOrigin, retryHref: connectHref(context.widgetToken, { template: context.templateId }) }),
+        });
       }
     },
   );

@@ -17,6 +17,8 @@ export class TokenError extends Error {
   constructor(
     message: string,
     readonly expired: boolean,
+    /** An expired token's claims: its signature was verified before its expiry was checked. */
+    readonly expiredClaims?: JWTPayload,
   ) {
     super(message);
   }
@@ -55,7 +57,7 @@ async function verifySigned<T>(kind: TokenKind, token: string, key: Uint8Array, 
     return claims(payload);
   } catch (error) {
     if (error instanceof TokenError) throw error;
-    if (error instanceof joseErrors.JWTExpired) throw new TokenError(kind.expired, true);
+    if (error instanceof joseErrors.JWTExpired) throw new TokenError(kind.expired, true, error.payload);
     throw new TokenError(kind.invalid, false);
   }
 }

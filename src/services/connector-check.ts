@@ -169,13 +169,21 @@ export function checkResponse(id: string, outcome: CheckOutcome, optionTitle: st
 export function assertCheckSucceeded(outcome: CheckOutcome, optionTitle: string): void {
   if (outcome.succeeded) return;
   const message = failureMessage(outcome, optionTitle);
+  // The issue says what to do about it to anyone (the connect page shows it to end users); the message adds
+  // the API's way around the check.
   if (outcome.unreachable) {
-    const hint = `${message} Retry later, or skip the check with the query parameter check=false.`;
-    throw new VendorUnreachableError(hint, [{ field: 'check', rule: 'vendor_unreachable', message: hint }]);
+    const problem = `${message} Retry later.`;
+    throw new VendorUnreachableError(`${problem.slice(0, -1)}, or skip the check with the query parameter check=false.`, [
+      { field: 'check', rule: 'vendor_unreachable', message: problem },
+    ]);
   }
-  const hint = `${message} Fix them, or skip the check with the query parameter check=false.`;
+  const problem = `${message} Fix them.`;
   const field = outcome.error instanceof AuthenticationError || Object.keys(outcome.definition.config).length === 0 ? 'credentials' : 'replication_config';
-  throw new ConnectorCheckFailedError(hint, [{ field, rule: 'rejected_by_vendor', message: hint }], outcome.upstreamStatus);
+  throw new ConnectorCheckFailedError(
+    `${problem.slice(0, -1)}, or skip the check with the query parameter check=false.`,
+    [{ field, rule: 'rejected_by_vendor', message: problem }],
+    outcome.upstreamStatus,
+  );
 }
 
 /** A new id for a check that is not about a stored connector. */

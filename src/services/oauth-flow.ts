@@ -153,6 +153,29 @@ async function spendSession(ctx: ServiceContext, state: string) {
   return { row, details: openCredentials(ctx.keyring, row.id, row) };
 }
 
+/** Where a failed sign-in's page may be shown and lead back to: the consent's frame origin, link and template. */
+export interface ConsentPageContext {
+  allowedOrigin: string;
+  widgetToken: string;
+  templateId: string;
+}
+
+/**
+ * The page context of the consent a callback's state names, read after the callback failed (the consent is
+ * spent or was never started); none for a state this service did not sign.
+ */
+export async function consentPageContext(ctx: ServiceContext, state: string | undefined): Promise<ConsentPageContext | undefined> {
+  if (!state) return undefined;
+  const opened = openPayload(stateKey(ctx), STATE_SCOPE, state);
+  const sid = 'payload' in opened ? opened.payload.sid : undefined;
+  if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) return undefined;
+  const row = await ctx.store.db.selectFrom('oauth_sessions').selectAll().where('id', '=', sid).executeTakeFirst();
+  if (!row) return undefined;
+  const details = openCredentials(ctx.keyring, row.id, row);
+  if (!details.allowed_origin || !details.widget_token) return undefined;
+  return { allowedOrigin: details.allowed_origin, widgetToken: details.widget_token, templateId: row.template_id };
+}
+
 /** The names the vendor gives the standard OAuth 2.0 parameters (manifest key param_names; TikTok's app_id, secret, auth_code). */
 function paramNames(option: ConsentOption): Record<'client_id' | 'client_secret' | 'code' | 'redirect_uri', string> {
   const renamed = option.authorizationCode.paramNames ?? {};

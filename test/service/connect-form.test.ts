@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
+import { issueWidgetToken } from '../../src/security/tokens.js';
 import { formPost } from '../support/connect-flow.js';
 import { startHarvestStandIn, type HarvestStandIn } from '../support/harvest-stand-in.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -86,10 +87,31 @@ describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
     const before = await connectorsInWorkspace();
     const refused = await post({ ...fields, 'credentials.account_id': 'not-digits' });
     expect(refused.status).toBe(400);
+    // The field refused is marked for assistive technology and points at the summary; labels read as words.
+    const page = await refused.text();
+    expect(page).toMatch(/<input [^>]*name="credentials\.account_id"[^>]*aria-invalid="true"/);
+    expect(page).toMatch(/<input [^>]*name="credentials\.account_id"[^>]*aria-describedby="form-error/);
+    expect(page).not.toMatch(/<input [^>]*name="credentials\.api_token"[^>]*aria-invalid/);
+    expect(page).toContain('>API token <span class="required">');
+    expect(page).toContain('>Account ID <span class="required">');
     expect(await connectorsInWorkspace()).toEqual(before);
     const corrected = await post(fields);
     expect(corrected.status).toBe(200);
     const id = connectorIdOf(await corrected.text());
     expect(await connectorsInWorkspace()).toEqual([...before, id]);
+  });
+
+  it("shows an expired link's page in the application's frame, and a forged link's only in its own", async () => {
+    const claims = { organizationId: tenant.organizationId, workspaceId: '00000000-0000-4000-8000-000000000001', workspaceName: 'w' };
+    const key = service.keyring.derive('token-signing');
+    const expired = await issueWidgetToken({ ...claims, allowedOrigin: 'https://app.example.com', tags: [], tagsMode: 'any' }, key, -60);
+    const expiredPage = await fetch(`${service.url}/connect?token=${expired}`);
+    expect(expiredPage.status).toBe(401);
+    expect(await expiredPage.text()).toContain('Link expired');
+    expect(expiredPage.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://app.example.com;");
+    const forged = `${expired.slice(0, -4)}AAAA`;
+    const forgedPage = await fetch(`${service.url}/connect?token=${forged}`);
+    expect(forgedPage.status).toBe(401);
+    expect(forgedPage.headers.get('content-security-policy')).toContain("frame-ancestors 'self';");
   });
 });

@@ -197,7 +197,11 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
 
     const denied = await fetch(await consent(await startConsent(), 'deny'));
     expect(denied.status).toBe(400);
-    expect(await denied.text()).toContain('did not grant access: end-user denied authorization');
+    const deniedPage = await denied.text();
+    expect(deniedPage).toContain('did not grant access: end-user denied authorization');
+    // Shown in the application's frame as the form was, with the way back to the link's form.
+    expect(denied.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://app.example.com");
+    expect(deniedPage).toMatch(/<a href="\/connect\?token=[^"]+&amp;template=[0-9a-f-]+">Start again<\/a>/);
     expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
