@@ -21,6 +21,7 @@ export function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${e(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/connect/assets/connect.css">
 <script src="/connect/assets/connect.js" defer></script>
 </head>

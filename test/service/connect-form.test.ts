@@ -46,6 +46,8 @@ describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
 
   async function renderedForm(): Promise<Record<string, string>> {
     const page = await (await fetch(`${service.url}/connect?token=${widgetToken}&connector_type=harvest`)).text();
+    // Its own empty icon: browsers otherwise ask for /favicon.ico, a 404 in every page's console.
+    expect(page).toContain('<link rel="icon" href="data:,">');
     return {
       token: input(page, 'token'),
       template: input(page, 'template'),
