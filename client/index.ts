@@ -10,6 +10,7 @@
  */
 import type { ConnectorOperations, ConnectorRecords } from '../runtime/generated/types.js';
 import { BadRequestError, InternalError, UnauthorizedError, type SwitchyardError } from '../src/errors.js';
+import type { EntityOutcomeView } from '../src/context/sync/outcome-view.js';
 import type { ExecuteRequest, ExecuteResponse } from '../src/services/execution.js';
 import type { ConnectorListItem, ConnectorView, CreateConnectorInput, UpdateConnectorInput } from '../src/services/connectors.js';
 import type { InspectResponse, SkillDocsResponse, SkillMetadata } from '../src/services/inspection.js';
@@ -100,20 +101,8 @@ export interface SyncOptions {
   wait_seconds?: number;
 }
 
-/** One entity's result in a waited sync's answer. */
-export interface SyncEntityResult {
-  entity: string;
-  status: 'ready' | 'failed' | 'skipped';
-  mode?: 'full' | 'incremental';
-  records: number;
-  changed: number;
-  deleted: number;
-  unconfirmed_deletions: number;
-  pages: number;
-  record_count: number;
-  seconds: number;
-  reason?: string;
-}
+/** One entity's result in a waited sync's answer (the service's own view of it). */
+export type SyncEntityResult = EntityOutcomeView;
 
 export interface SyncAnswer {
   connector_id: string;
