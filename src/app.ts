@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
+import { registerCors } from './plugins/cors.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerJsonBody } from './plugins/json-body.js';
@@ -38,6 +39,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   });
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
+  registerCors(app);
   registerJsonBody(app);
   registerAuthentication(app);
   registerInputCharacterRules(app);

@@ -44,6 +44,11 @@ export interface ServiceConfig {
   publicUrl?: string;
   /** URLs the connect page may send the browser back to after connecting (CONNECT_REDIRECT_URIS, comma-separated). */
   connectRedirectUris?: string[];
+  /**
+   * Web origins whose pages may call the API from a browser (CORS_ORIGINS, comma-separated origins, or `*`);
+   * absent: no cross-origin access (a browser application holding a scoped token needs its origin here).
+   */
+  corsOrigins?: string[] | '*';
   /** Lifetime of widget tokens (CONNECT_TOKEN_TTL_SECONDS, default 900). */
   connectTokenTtlSeconds?: number;
   /** connector_type -> origin replacing the host of its OAuth authorization and token URLs (OAUTH_SERVER_URLS; a vendor sandbox or a test double). */
@@ -161,6 +166,30 @@ export function parseRedirectUris(raw: string | undefined): string[] {
     .map((entry) => absoluteUrl(entry, 'CONNECT_REDIRECT_URIS'));
 }
 
+/** CORS_ORIGINS: `*`, or origins such as https://app.example.com (scheme, host, optional port; no path). */
+export function parseCorsOrigins(raw: string | undefined): ServiceConfig['corsOrigins'] {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw.trim() === '*') return '*';
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(entry);
+      } catch {
+        url = undefined;
+      }
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin.toLowerCase() !== entry.replace(/\/$/, '').toLowerCase()) {
+        throw new ConfigError(
+          `CORS_ORIGINS must list origins such as https://app.example.com (scheme, host and optional port; no path), or be *; "${entry}" is not one.`,
+        );
+      }
+      return url.origin;
+    });
+}
+
 export function parseEmbeddings(env: NodeJS.ProcessEnv): ServiceConfig['embeddings'] {
   const url = env.EMBEDDINGS_URL?.trim();
   const model = env.EMBEDDINGS_MODEL?.trim();
@@ -188,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     throw new ConfigError('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.');
   }
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// URL.');
   return {
     host: env.HOST ?? '127.0.0.1',
@@ -219,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),
     ...(env.PUBLIC_URL?.trim() ? { publicUrl: absoluteUrl(env.PUBLIC_URL.trim(), 'PUBLIC_URL').replace(/\/+$/, '') } : {}),
     connectRedirectUris: parseRedirectUris(env.CONNECT_REDIRECT_URIS),
+    ...(corsOrigins !== undefined && { corsOrigins }),
     connectTokenTtlSeconds: integer(env, 'CONNECT_TOKEN_TTL_SECONDS', 900, 60, 86_400),
     oauthServerUrls: parseUpstreamBaseUrls(env.OAUTH_SERVER_URLS, 'OAUTH_SERVER_URLS'),
   };

@@ -1,0 +1,76 @@
+/**
+ * Calls from a web page on another origin, as a browser makes them: the preflight (OPTIONS with Origin and
+ * Access-Control-Request-*), then the call with Origin. Only the origins of CORS_ORIGINS are let through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+
+const APP = 'https://app.example.com';
+
+function preflight(url: string, origin: string, method = 'GET', headers = 'authorization'): Promise<Response> {
+  return fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+}
+
+describe('CORS_ORIGINS set', () => {
+  let service: TestService;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    service = await startTestService('pglite', { corsOrigins: [APP] });
+    tenant = await createTenant(service);
+  });
+  afterAll(async () => service?.close());
+
+  it('answers the preflight of a listed origin with the methods and headers the API takes, without a token', async () => {
+    const response = await preflight(`${service.url}/api/v1/workspaces`, APP, 'PUT', 'authorization, content-type, x-organization-id');
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(response.headers.get('access-control-allow-methods')).toContain('PUT');
+    expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-organization-id, accept');
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(response.headers.get('access-control-max-age')).toBe('600');
+  });
+
+  it('lets a listed origin read the answer (errors included), and not another origin', async () => {
+    const listed = await fetch(`${service.url}/api/v1/workspaces`, { headers: { origin: APP, authorization: `Bearer ${tenant.api.token}` } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('access-control-allow-origin')).toBe(APP);
+    const refused = await fetch(`${service.url}/api/v1/workspaces`, { headers: { origin: APP } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(refused.headers.get('access-control-expose-headers')).toContain('www-authenticate');
+    const other = await fetch(`${service.url}/api/v1/workspaces`, { headers: { origin: 'https://evil.example', authorization: `Bearer ${tenant.api.token}` } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const otherPreflight = await preflight(`${service.url}/api/v1/workspaces`, 'https://evil.example');
+    expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('CORS_ORIGINS unset', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('pglite');
+  });
+  afterAll(async () => service?.close());
+
+  it('sends no CORS header, and OPTIONS is a method the API does not answer', async () => {
+    const response = await preflight(`${service.url}/api/v1/workspaces`, APP);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('the CORS_ORIGINS setting', () => {
+  it('takes origins or *, and refuses anything else naming it', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:3000' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({}).corsOrigins).toBeUndefined();
+    for (const bad of ['https://app.example.com/path', 'app.example.com', 'javascript:alert(1)']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS must list origins/);
+    }
+  });
+});
