@@ -114,6 +114,15 @@ interface QueuedJob {
 }
 
 /** A job attempt with a failed entity: the queue retries it. Its outcomes are kept in the job's output. */
+/** The reason an entity's sync, or a job fetched while stopping, gives when the service stops under it. */
+const STOPPING = 'interrupted: the service is stopping';
+
+/** Whether a job's failure is the stop alone: every entity that failed was interrupted by it (or by a parent it interrupted). */
+function stoppedOnly(error: unknown): boolean {
+  if (!(error instanceof SyncJobFailed)) return false;
+  return error.outcomes.filter((o) => o.status === 'failed').every((o) => o.reason?.includes(STOPPING) === true);
+}
+
 class SyncJobFailed extends Error {
   constructor(readonly outcomes: EntityOutcome[]) {
     const failed = outcomes.filter((o) => o.status === 'failed');
@@ -220,8 +229,8 @@ export class SyncService {
   private readonly abort = new AbortController();
   private dueTimer: NodeJS.Timeout | undefined;
   private closing = false;
-  /** Jobs this process's stop interrupted: handed back to the queue at close, without spending a retry. */
-  private readonly interrupted = new Set<string>();
+  /** Jobs this process's stop interrupted (id -> queue name): handed back to the queue at close, without spending a retry. */
+  private readonly interrupted = new Map<string, string>();
   /** Queue statements under way, and whether the queue may still use the store (not after close). */
   private inFlight = 0;
   private storeReleased = false;
@@ -625,15 +634,15 @@ export class SyncService {
   private async runJob(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<EntityOutcome[]> {
     // Fetched while the queue was stopping: failed at once, so a process that keeps running retries it.
     if (this.closing) {
-      this.interrupted.add(job.id);
-      throw new Error('interrupted: the service is stopping');
+      await this.keepRetry(job);
+      throw new Error(STOPPING);
     }
     const run = this.execute(job);
     this.runs.add(run);
     try {
       return await run;
     } catch (error) {
-      if (this.closing) this.interrupted.add(job.id);
+      if (this.closing && stoppedOnly(error)) await this.keepRetry(job);
       throw error;
     } finally {
       this.runs.delete(run);
@@ -841,21 +850,35 @@ export class SyncService {
   }
 
   /**
-   * The jobs this stop interrupted, failed by the queue into its retry state with the retry delay, may start
-   * again at once and keep their retries (the queue counts the next attempt as a retry: the limit grows by
-   * one, as pg-boss's own retry does): a stop is no failure of theirs, and a rolling restart would otherwise
-   * hold each running sync back by the delay and spend one of its retries.
+   * A job this stop interrupts keeps its retries: its retry limit grows by one (as pg-boss's own retry does)
+   * before the queue fails it, so the failure puts it in the retry state even on its last attempt. A stop is
+   * no failure of the job's, and a rolling restart would otherwise spend one retry of every running sync.
    */
-  private async handBackInterrupted(): Promise<void> {
-    const ids = [...this.interrupted];
-    if (ids.length === 0) return;
+  private async keepRetry(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
+    this.interrupted.set(job.id, job.name);
     try {
       await sql`
-        UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET start_after = now(), retry_limit = retry_limit + 1
-        WHERE id = ANY(${ids}::uuid[]) AND state = 'retry'`.execute(this.ctx.store.db);
+        UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET retry_limit = retry_limit + 1
+        WHERE name = ${job.name} AND id = ${job.id} AND state = 'active'`.execute(this.ctx.store.db);
     } catch (error) {
-      // They start after the retry delay instead.
-      this.log.warn({ err: error instanceof Error ? error.message : String(error), job_ids: ids }, 'could not hand the interrupted sync jobs back at once');
+      this.log.warn({ err: error instanceof Error ? error.message : String(error), job_id: job.id }, 'could not keep the retry of an interrupted sync job');
+    }
+  }
+
+  /**
+   * The jobs this stop interrupted, failed by the queue into its retry state behind the retry delay, may start
+   * again at once: a rolling restart would otherwise hold each running sync back by that delay.
+   */
+  private async handBackInterrupted(): Promise<void> {
+    for (const [id, name] of this.interrupted) {
+      try {
+        await sql`
+          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET start_after = now()
+          WHERE name = ${name} AND id = ${id} AND state = 'retry'`.execute(this.ctx.store.db);
+      } catch (error) {
+        // It starts after the retry delay instead.
+        this.log.warn({ err: error instanceof Error ? error.message : String(error), job_id: id }, 'could not hand an interrupted sync job back at once');
+      }
     }
   }
 }
