@@ -12,10 +12,12 @@ export function registerCors(app: FastifyInstance): void {
   void app.register(cors, {
     origin: origins === '*' ? '*' : origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type', 'x-organization-id', 'accept'],
-    exposedHeaders: ['retry-after', 'www-authenticate', 'content-type'],
+    // The API's headers, and those of MCP's Streamable HTTP at /mcp.
+    allowedHeaders: ['authorization', 'content-type', 'x-organization-id', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+    exposedHeaders: ['retry-after', 'www-authenticate', 'content-type', 'mcp-session-id'],
     credentials: false,
     maxAge: 600,
-    strictPreflight: true,
+    // An OPTIONS that is no preflight is answered 204 too, not with @fastify/cors's plain-text 400.
+    strictPreflight: false,
   });
 }

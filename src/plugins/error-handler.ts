@@ -104,6 +104,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   // Which methods each path answers, so a known path with another method is a 405 with Allow.
   const routes = findMyWay();
   app.addHook('onRoute', (route) => {
+    // A catch-all (CORS preflights: OPTIONS *) says nothing of which paths exist.
+    if (route.url === '*' || route.url === '/*') return;
     for (const method of [route.method].flat()) {
       if (ROUTED_METHODS.includes(method as HTTPMethod)) routes.on(method as HTTPMethod, route.url, () => undefined);
     }

@@ -27,7 +27,9 @@ describe('CORS_ORIGINS set', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(APP);
     expect(response.headers.get('access-control-allow-methods')).toContain('PUT');
-    expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-organization-id, accept');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'authorization, content-type, x-organization-id, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+    );
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('access-control-max-age')).toBe('600');
   });
@@ -44,6 +46,15 @@ describe('CORS_ORIGINS set', () => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     const otherPreflight = await preflight(`${service.url}/api/v1/workspaces`, 'https://evil.example');
     expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('keeps 404 for unknown paths and 405 with the real methods for known ones (the preflight route is a catch-all)', async () => {
+    const unknown = await fetch(`${service.url}/api/v1/nowhere`, { headers: { origin: APP } });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { errors: Array<{ error_code: string }> }).errors[0]?.error_code).toBe('not_found');
+    const wrongMethod = await fetch(`${service.url}/api/v1/workspaces`, { method: 'PATCH', headers: { authorization: `Bearer ${tenant.api.token}` } });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
   });
 });
 
