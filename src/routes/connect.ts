@@ -15,7 +15,7 @@ import { credentialsSchema, replicationConfigSchema } from '../services/catalog.
 import { createConnector, getConnector, type ConnectorView } from '../services/connectors.js';
 import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
-import { completeConsent, consentPageContext, startConsent } from '../services/oauth-flow.js';
+import { completeConsent, ConsentError, consentPageContext, startConsent } from '../services/oauth-flow.js';
 import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } from '../services/source-templates.js';
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
@@ -602,11 +602,11 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         );
       } catch (error) {
         if (!(error instanceof SwitchyardError) || error.status >= 500) throw error;
-        // A spent or failed consent still names its link: the page shows in the application's frame and leads back.
-        const context = await consentPageContext(app.ctx, request.query.state);
-        return sendProblem(reply, error.status, 'Not connected', error.message, {
-          ...(context !== undefined && { frameAncestor: context.allowedOrigin, retryHref: connectHref(context.widgetToken, { template: context.templateId }) }),
-        });
+        // A consent this callback spent shows its answer in the application's frame. The page never carries the
+        // link's token: whoever holds a state (the vendor's logs, the browser's history) could read it there.
+        const spentHere = !(error instanceof ConsentError) || (error.code !== 'invalid_state' && error.code !== 'expired_state');
+        const frameAncestor = spentHere ? (await consentPageContext(app.ctx, request.query.state).catch(() => undefined))?.allowedOrigin : undefined;
+        return sendProblem(reply, error.status, 'Not connected', error.message, { ...(frameAncestor !== undefined && { frameAncestor }) });
       }
     },
   );

@@ -133,9 +133,8 @@ export async function startConsent(ctx: ServiceContext, start: ConsentStart, wid
 
 /** Marks the session named by `state` used, exactly once and before it expires; its row and opened details. */
 async function spendSession(ctx: ServiceContext, state: string) {
-  const opened = openPayload(stateKey(ctx), STATE_SCOPE, state);
-  const sid = 'payload' in opened ? opened.payload.sid : undefined;
-  if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) {
+  const sid = sessionIdOf(ctx, state);
+  if (sid === undefined) {
     throw new ConsentError(
       'This sign-in answer is not valid (its state was altered or does not come from this service). Start again from the connect page.',
       'invalid_state',
@@ -153,27 +152,26 @@ async function spendSession(ctx: ServiceContext, state: string) {
   return { row, details: openCredentials(ctx.keyring, row.id, row) };
 }
 
-/** Where a failed sign-in's page may be shown and lead back to: the consent's frame origin, link and template. */
+/** Where a failed sign-in's page may be shown: the consent's frame origin. */
 export interface ConsentPageContext {
   allowedOrigin: string;
-  widgetToken: string;
-  templateId: string;
 }
 
-/**
- * The page context of the consent a callback's state names, read after the callback failed (the consent is
- * spent or was never started); none for a state this service did not sign.
- */
-export async function consentPageContext(ctx: ServiceContext, state: string | undefined): Promise<ConsentPageContext | undefined> {
-  if (!state) return undefined;
+/** The consent id a callback's state names, when this service signed it. */
+function sessionIdOf(ctx: ServiceContext, state: string): string | undefined {
   const opened = openPayload(stateKey(ctx), STATE_SCOPE, state);
   const sid = 'payload' in opened ? opened.payload.sid : undefined;
-  if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) return undefined;
+  return typeof sid === 'string' && /^[0-9a-f-]{36}$/.test(sid) ? sid : undefined;
+}
+
+/** The page context of the consent a callback's state names, read after the callback failed; none for a state this service did not sign. */
+export async function consentPageContext(ctx: ServiceContext, state: string | undefined): Promise<ConsentPageContext | undefined> {
+  const sid = state ? sessionIdOf(ctx, state) : undefined;
+  if (sid === undefined) return undefined;
   const row = await ctx.store.db.selectFrom('oauth_sessions').selectAll().where('id', '=', sid).executeTakeFirst();
   if (!row) return undefined;
   const details = openCredentials(ctx.keyring, row.id, row);
-  if (!details.allowed_origin || !details.widget_token) return undefined;
-  return { allowedOrigin: details.allowed_origin, widgetToken: details.widget_token, templateId: row.template_id };
+  return details.allowed_origin ? { allowedOrigin: details.allowed_origin } : undefined;
 }
 
 /** The names the vendor gives the standard OAuth 2.0 parameters (manifest key param_names; TikTok's app_id, secret, auth_code). */
