@@ -490,18 +490,30 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       const submission = UUID_TEXT.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
       if (submission !== undefined) {
         const turn = await takeSubmissionTurn(db, submission, state.claims.organizationId, SUBMISSION_WAIT_MS);
-        if (turn.kind === 'created') return sendConnected(reply, state, definition, await getConnector(app.ctx, state.claims.organizationId, turn.connectorId));
+        const freshForm = connectHref(state.token, { template: template.id, redirect_uri: state.returnTo });
+        if (turn.kind === 'created') {
+          const created = await getConnector(app.ctx, state.claims.organizationId, turn.connectorId).catch((error: unknown) => {
+            if (error instanceof SwitchyardError && error.status < 500) return undefined;
+            throw error;
+          });
+          if (created) return sendConnected(reply, state, definition, created);
+          return sendProblem(reply, 410, 'Connector gone', `The ${definition.displayName} connector this form created no longer exists.`, {
+            retryHref: freshForm,
+            frameAncestor: state.claims.allowedOrigin,
+          });
+        }
         if (turn.kind === 'pending')
           return sendProblem(
             reply,
             409,
             'Still connecting',
             `This form was already sent and ${definition.displayName} is still being connected. Reload this page in a moment.`,
-            { frameAncestor: state.claims.allowedOrigin },
+            { retryHref: freshForm, frameAncestor: state.claims.allowedOrigin },
           );
       }
+      let connector: ConnectorView;
       try {
-        const connector = await createConnector(
+        connector = await createConnector(
           app.ctx,
           state.claims.organizationId,
           {
@@ -513,8 +525,6 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
           },
           { check: true },
         );
-        if (submission !== undefined) await recordSubmission(db, submission, connector.id);
-        return sendConnected(reply, state, definition, connector);
       } catch (error) {
         if (submission !== undefined) {
           await releaseSubmission(db, submission).catch((releaseError: unknown) =>
@@ -527,6 +537,13 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         if (!(error instanceof SwitchyardError) || error.status >= 500) throw error;
         return renderTemplatePage(request, reply, state, template, error.status, { error: formError(option.optionTitle, error), form });
       }
+      // The connector exists whatever happens next: a claim left without it is taken over only once abandoned.
+      if (submission !== undefined) {
+        await recordSubmission(db, submission, connector.id).catch((recordError: unknown) =>
+          request.log.warn({ err: recordError instanceof Error ? recordError.message : String(recordError) }, 'could not record a connect form submission'),
+        );
+      }
+      return sendConnected(reply, state, definition, connector);
     },
   );
 

@@ -12,6 +12,8 @@ export type SubmissionTurn = { kind: 'claimed' } | { kind: 'created'; connectorI
 
 /** Claims older than any connect link's lifetime can no longer be posted: dropped as new ones are made. */
 const KEPT_FOR = '1 day';
+/** A claim still without its connector after this was left by a post that never ended (its process stopped): taken over. */
+const ABANDONED_AFTER = '5 minutes';
 const POLL_MS = 200;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,6 +38,13 @@ export async function takeSubmissionTurn(db: Db, id: string, organizationId: str
     if (claimed) return { kind: 'claimed' };
     const held = await db.selectFrom('connect_submissions').select(['organization_id', 'connector_id']).where('id', '=', id).executeTakeFirst();
     if (held?.organization_id === organizationId && held.connector_id !== null) return { kind: 'created', connectorId: held.connector_id };
+    const abandoned = await db
+      .deleteFrom('connect_submissions')
+      .where('id', '=', id)
+      .where('connector_id', 'is', null)
+      .where('created_at', '<', sql<Date>`now() - ${sql.lit(ABANDONED_AFTER)}::interval`)
+      .executeTakeFirst();
+    if (abandoned.numDeletedRows > 0n) continue;
     if (Date.now() >= deadline) return { kind: 'pending' };
     await sleep(POLL_MS);
   }

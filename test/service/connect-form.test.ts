@@ -2,9 +2,11 @@
  * The connect page's credentials form as a browser posts it, sent more than once: a double click, a reload
  * of the answer, a form the back button restored. Each rendered form creates at most one connector.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import { issueWidgetToken } from '../../src/security/tokens.js';
+import { takeSubmissionTurn } from '../../src/services/connect-submissions.js';
 import { formPost } from '../support/connect-flow.js';
 import { startHarvestStandIn, type HarvestStandIn } from '../support/harvest-stand-in.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -101,6 +103,19 @@ describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
     expect(corrected.status).toBe(200);
     const id = connectorIdOf(await corrected.text());
     expect(await connectorsInWorkspace()).toEqual([...before, id]);
+  });
+
+  it('waits for a post still running, and takes over the claim of one that never ended', async () => {
+    const db = service.store.db;
+    const running = randomUUID();
+    await db.insertInto('connect_submissions').values({ id: running, organization_id: tenant.organizationId }).execute();
+    expect(await takeSubmissionTurn(db, running, tenant.organizationId, 300)).toEqual({ kind: 'pending' });
+    const abandoned = randomUUID();
+    await db
+      .insertInto('connect_submissions')
+      .values({ id: abandoned, organization_id: tenant.organizationId, created_at: new Date(Date.now() - 10 * 60_000) })
+      .execute();
+    expect(await takeSubmissionTurn(db, abandoned, tenant.organizationId, 300)).toEqual({ kind: 'claimed' });
   });
 
   it("shows an expired link's page in the application's frame, and a forged link's only in its own", async () => {
