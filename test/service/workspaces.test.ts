@@ -578,6 +578,16 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     });
     expect(proto.status).toBe(422);
     expect(proto.body.errors).toMatchObject([{ field: '__proto__', error_code: 'unknown' }]);
+    const constructorKey = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, {
+      rawBody: '{"name":"x","settings":{"constructor":{"prototype":{"admin":true}}}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(constructorKey.status).toBe(422);
+    expect(constructorKey.body.errors).toMatchObject([{ field: 'settings.constructor', error_code: 'unknown' }]);
+    // Whitespace alone is no body, as an empty one is.
+    const blank = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, { rawBody: ' \n ', headers: { 'content-type': 'application/json' } });
+    expect(blank.status).toBe(422);
+    expect(blank.body.errors).toMatchObject([{ field: null, error_code: 'type' }]);
     const xml = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, {
       rawBody: '<status>active</status>',
       headers: { 'content-type': 'application/xml' },
