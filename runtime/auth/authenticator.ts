@@ -44,7 +44,8 @@ export class Authenticator {
       .map(([name]) => this.context.credentials[name])
       .filter((v): v is string => Boolean(v));
     const secrets = [...fromFields, ...(this.oauth?.currentSecrets() ?? []), ...this.encodedPairs(fromFields)];
-    return [...new Set(secrets.flatMap((secret) => [secret, encodeURIComponent(secret)]))];
+    // As sent in a URL path or query (encodeURIComponent), and in a form body or URLSearchParams query (space as +, ! ' ( ) ~ escaped).
+    return [...new Set(secrets.flatMap((secret) => [secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]))];
   }
 
   /** The base64 `user:password` pairs of Basic headers built from credentials (the option's own, an OAuth client's). */

@@ -154,16 +154,18 @@ describe('HTTP behaviour', () => {
   });
 
   it('never puts a Basic credential in an error message when the vendor echoes the header or a URL-encoded secret', async () => {
-    const jira = { email: 'me@acme.com', api_token: 'SUPER/SECRET+123' };
+    const jira = { email: 'me@acme.com', api_token: 'SUPER/SECRET+123!' };
     const basic = Buffer.from(`${jira.email}:${jira.api_token}`).toString('base64');
     nock('https://acme.atlassian.net')
       .get('/rest/api/3/issue/A-1')
       .matchHeader('authorization', `Basic ${basic}`)
-      .reply(401, { message: `bad auth header Basic ${basic} (token ${encodeURIComponent(jira.api_token)})` });
+      .reply(401, {
+        message: `bad auth header Basic ${basic} (token ${encodeURIComponent(jira.api_token)}, form ${new URLSearchParams({ t: jira.api_token }).toString().slice(2)})`,
+      });
     const error = (await createConnector('jira', { credentials: jira, config: { subdomain: 'acme' }, http: fast })
       .execute('issues', 'get', { issueIdOrKey: 'A-1' })
       .catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error.message).toBe('The vendor refused the credentials (HTTP 401): bad auth header Basic [redacted] (token [redacted])');
+    expect(error.message).toBe('The vendor refused the credentials (HTTP 401): bad auth header Basic [redacted] (token [redacted], form [redacted])');
   });
 });
