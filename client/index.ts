@@ -252,8 +252,9 @@ export class SwitchyardClient {
       }),
     /**
      * Resolves once `entity` is searchable (a complete sync of it has ended: a new connector's first sync
-     * starts at creation), reading inspect every `intervalMs` for at most `timeoutMs`. Throws a BadRequestError
-     * `context_store_not_ready` when its sync failed before any complete one or the time ran out, and
+     * starts at creation), reading inspect every `intervalMs` for at most `timeoutMs`. A failed sync is waited
+     * on too (the queue retries it, and a stopping service hands it back). Throws a BadRequestError
+     * `context_store_not_ready` when the time runs out (with the last failure's reason), and
      * `entity_not_syncable` for an entity the connector does not sync.
      */
     searchable: async (id: string, entity: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<void> => {
@@ -263,9 +264,10 @@ export class SwitchyardClient {
         const state = readiness?.configured_cache_entities.find((e) => e.entity === entity);
         if (state === undefined) throw new BadRequestError(`The connector does not sync ${entity} into the context store.`, 'entity_not_syncable');
         if (state.ready_for_search) return;
-        if (state.status === 'failed')
-          throw new BadRequestError(`The sync of ${entity} failed: ${state.reason ?? 'no reason given'}.`, 'context_store_not_ready');
-        if (Date.now() >= deadline) throw new BadRequestError(`${entity} is not searchable yet: ${state.reason ?? state.status}.`, 'context_store_not_ready');
+        if (Date.now() >= deadline) {
+          const why = state.status === 'failed' ? `its last sync failed (${state.reason ?? 'no reason given'})` : (state.reason ?? state.status);
+          throw new BadRequestError(`${entity} is not searchable yet: ${why}.`, 'context_store_not_ready');
+        }
         await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000));
       }
     },
