@@ -17,10 +17,10 @@ export function startupFailureMessage(error: unknown, config: ServiceConfig | un
   if (config !== undefined && (syscall === 'listen' || syscall === 'bind') && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
     return `Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`;
   }
-  // A data folder the service's user cannot write (the master key, the embedded store) names the file, not the port.
+  // A data folder the service's user cannot use (the master key, the operator token, the embedded store) names the file, not the port.
   if (config !== undefined && path !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC')) {
-    const reason = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : 'this user may not write there';
-    return `Cannot write ${path} (${code}): ${reason}. Give the service's user a writable DATA_DIR (now ${config.dataDir}).`;
+    const reason = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : 'this user may not read or write it';
+    return `Cannot use ${path} (${code}): ${reason}. Give the service's user a DATA_DIR it can read and write (now ${config.dataDir}).`;
   }
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
   return `Switchyard could not start: ${message}`;

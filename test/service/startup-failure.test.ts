@@ -16,17 +16,17 @@ describe('the line npm start prints when it cannot start', () => {
     expect(startupFailureMessage(inUse, config)).toMatch(/^Cannot listen on 127\.0\.0\.1:8080 \(EADDRINUSE\)/);
   });
 
-  it('names the file of a data folder the service cannot write, not the port', () => {
+  it('names the file of a data folder the service cannot use, not the port', () => {
     const key = errno("EACCES: permission denied, open '/srv/switchyard/master.key.tmp-1'", {
       code: 'EACCES',
       syscall: 'open',
       path: '/srv/switchyard/master.key.tmp-1',
     });
     expect(startupFailureMessage(key, config)).toBe(
-      "Cannot write /srv/switchyard/master.key.tmp-1 (EACCES): this user may not write there. Give the service's user a writable DATA_DIR (now /srv/switchyard).",
+      "Cannot use /srv/switchyard/master.key.tmp-1 (EACCES): this user may not read or write it. Give the service's user a DATA_DIR it can read and write (now /srv/switchyard).",
     );
     const full = errno('ENOSPC', { code: 'ENOSPC', syscall: 'write', path: '/srv/switchyard/pglite' });
-    expect(startupFailureMessage(full, config)).toMatch(/^Cannot write \/srv\/switchyard\/pglite \(ENOSPC\): the disk is full\./);
+    expect(startupFailureMessage(full, config)).toMatch(/^Cannot use \/srv\/switchyard\/pglite \(ENOSPC\): the disk is full\./);
   });
 
   it('gives a setting error and anything else in one line', () => {
