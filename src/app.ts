@@ -54,6 +54,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
+    // The request serializer logs no header; these paths guard a log line that carries a raw request's headers.
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'], censor: '[redacted]' },
     serializers: { req: requestLogValue },
   };

@@ -17,6 +17,7 @@ import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
 import { KeyRotationError, rotateMasterKey } from './services/key-rotation.js';
 import { createClient, createOrganization, findMissingOrganizations } from './services/organizations.js';
+import { UUID_PATTERN } from './uuid.js';
 
 /** An admin command that cannot do what was asked: its message is printed, exit code 1. */
 class AdminError extends Error {}
@@ -161,8 +162,6 @@ admin
     }
   });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 program
   .command('sync')
   .description(
@@ -176,7 +175,7 @@ program
     'print JSON: {connector_id, entities: [{entity, status, mode?, records, changed, deleted, unconfirmed_deletions, pages, record_count, seconds, reason?}]}',
   )
   .action(async (connectorId: string, options: { entity?: string; full?: boolean; json?: boolean }) => {
-    if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
+    if (!UUID_PATTERN.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
     const { loadKeyring } = await import('./security/keyring.js');
     const { composeService } = await import('./composition.js');
     const { ProgressDisplay } = await import('./context/sync/progress.js');

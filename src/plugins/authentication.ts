@@ -3,9 +3,9 @@ import { ForbiddenError, OperatorUnauthorizedError, RequestValidationError, Reso
 import { bearerToken, sameSecret } from '../security/bearer.js';
 import { TokenError, VerifiedTokenCache, type TokenClaims } from '../security/tokens.js';
 import { findConnector } from '../services/connector-lookup.js';
+import { UUID_PATTERN } from '../uuid.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The organization X-Organization-Id names, lowercased (ids compare in any case), or none when the header is
@@ -15,7 +15,7 @@ export function requestedOrganization(request: FastifyRequest): string | undefin
   const value = request.headers[ORGANIZATION_HEADER];
   if (value === undefined || value === '') return undefined;
   const text = typeof value === 'string' ? value.trim() : undefined;
-  if (text === undefined || !UUID_TEXT.test(text)) {
+  if (text === undefined || !UUID_PATTERN.test(text)) {
     const message = 'X-Organization-Id must be one organization id (a UUID)';
     throw new RequestValidationError(`Invalid request headers: ${message}.`, [{ field: 'X-Organization-Id', rule: 'format', message, limit: 'uuid' }]);
   }

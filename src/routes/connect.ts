@@ -23,8 +23,8 @@ import { errorResponses, uuidSchema } from './shared-schemas.js';
 import { publicBase } from './public-base.js';
 import { keepOutOfCaches } from './token.js';
 import { workspaceNameSchema } from './workspaces.js';
+import { UUID_PATTERN } from '../uuid.js';
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a second post of a form waits for the first, whose vendor check may take that long. */
 const SUBMISSION_WAIT_MS = 30_000;
 
@@ -69,7 +69,7 @@ function checkOrigin(raw: string): string {
   return url.origin;
 }
 
-/** The service's URL as the browser sees it: PUBLIC_URL, else the request's own scheme and host. */
+/** The connect page's path for a link's token, with the page's other query parameters. */
 function connectHref(token: string, extra: Record<string, string | undefined> = {}): string {
   const params = new URLSearchParams({ token });
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) params.set(name, value);
@@ -487,7 +487,7 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         });
       const db = app.ctx.store.db;
       // A form sent twice (a double click, a reload of the answer, a form the back button restored) creates once.
-      const submission = UUID_TEXT.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
+      const submission = UUID_PATTERN.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
       if (submission !== undefined) {
         const turn = await takeSubmissionTurn(db, submission, state.claims.organizationId, SUBMISSION_WAIT_MS);
         const freshForm = connectHref(state.token, { template: template.id, redirect_uri: state.returnTo });

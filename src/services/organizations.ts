@@ -4,6 +4,7 @@ import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, ForbiddenError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
 import { generateClientSecret, hashSecret, verifySecret } from '../security/secrets.js';
 import { newResourceId } from './ids.js';
+import { UUID_PATTERN } from '../uuid.js';
 
 export const DEFAULT_WORKSPACE = 'default';
 
@@ -39,8 +40,6 @@ export async function createClient(
   return { client_id: clientId, client_secret: secret, organization_ids: organizationIds };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Checks client credentials and picks the organization the token will be for. */
 export async function authenticateClient(
   db: Kysely<DatabaseSchema>,
@@ -49,7 +48,7 @@ export async function authenticateClient(
   requestedOrganization: string | undefined,
 ): Promise<string> {
   const refused = new UnauthorizedError('The client_id or client_secret is not valid.');
-  if (!UUID.test(clientId)) throw refused;
+  if (!UUID_PATTERN.test(clientId)) throw refused;
   const client = await db.selectFrom('api_clients').select(['id', 'secret_hash']).where('id', '=', clientId).executeTakeFirst();
   if (!client || !(await verifySecret(clientSecret, client.secret_hash))) throw refused;
   const organizations = (await db.selectFrom('api_client_organizations').select('organization_id').where('client_id', '=', clientId).execute()).map(
@@ -71,7 +70,7 @@ export async function authenticateClient(
 
 /** The ids among `organizationIds` that name no organization (ids that are not UUIDs included). */
 export async function findMissingOrganizations(db: Kysely<DatabaseSchema>, organizationIds: string[]): Promise<string[]> {
-  const wellFormed = organizationIds.filter((id) => UUID.test(id));
+  const wellFormed = organizationIds.filter((id) => UUID_PATTERN.test(id));
   const found = wellFormed.length === 0 ? [] : await db.selectFrom('organizations').select('id').where('id', 'in', wellFormed).execute();
   const existing = new Set(found.map((row) => row.id.toLowerCase()));
   return organizationIds.filter((id) => !existing.has(id.toLowerCase()));
@@ -116,6 +115,6 @@ export async function listClients(db: Kysely<DatabaseSchema>, organizationId?: s
 
 /** Deletes an API client: its secret stops working at once (tokens already issued expire within TOKEN_TTL_SECONDS). */
 export async function revokeClient(db: Kysely<DatabaseSchema>, clientId: string): Promise<void> {
-  const deleted = UUID.test(clientId) ? await db.deleteFrom('api_clients').where('id', '=', clientId).executeTakeFirst() : undefined;
+  const deleted = UUID_PATTERN.test(clientId) ? await db.deleteFrom('api_clients').where('id', '=', clientId).executeTakeFirst() : undefined;
   if (deleted === undefined || Number(deleted.numDeletedRows) === 0) throw new ResourceNotFoundError(`No API client ${clientId}.`);
 }

@@ -8,6 +8,7 @@ import { DEFAULT_WORKSPACE } from './organizations.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
 import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { newResourceId } from './ids.js';
+import { UUID_PATTERN } from '../uuid.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
@@ -97,7 +98,6 @@ interface CursorPosition {
   id: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const CURSOR_VERSION = 1;
 
@@ -135,7 +135,7 @@ export function decodeCursor(key: Uint8Array, organizationId: string, raw: strin
   }
   const decoded = opened.payload;
   const { v, t, i } = decoded;
-  if (v !== CURSOR_VERSION || typeof t !== 'string' || !CURSOR_TIME.test(t) || typeof i !== 'string' || !UUID.test(i)) {
+  if (v !== CURSOR_VERSION || typeof t !== 'string' || !CURSOR_TIME.test(t) || typeof i !== 'string' || !UUID_PATTERN.test(i)) {
     throw invalidCursor('it is malformed');
   }
   return { createdAt: t, id: i };

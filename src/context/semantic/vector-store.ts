@@ -19,6 +19,7 @@ import {
   indexValidity,
   raiseBuildMemory,
 } from './index-builds.js';
+import { UUID_PATTERN } from '../../uuid.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -89,11 +90,9 @@ export function vectorIndexName(model: string, dims: number): string {
   return `${HNSW_INDEX_PREFIX}${createHash('sha256').update(`${model}|${dims}`).digest('hex').slice(0, 16)}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The start of the names of one connector's HNSW indexes (noteLargeScope). */
 function connectorIndexPrefix(connectorId: string): string {
-  if (!UUID.test(connectorId)) throw new Error(`not a connector id: ${connectorId}`);
+  if (!UUID_PATTERN.test(connectorId)) throw new Error(`not a connector id: ${connectorId}`);
   return `${HNSW_INDEX_PREFIX}${connectorId.replace(/-/g, '').toLowerCase()}_`;
 }
 
