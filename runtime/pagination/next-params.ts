@@ -31,14 +31,27 @@ function unwrap(value: string, param: ParamDefinition, key: string): string {
   return value.slice(before.length, value.length - after.length);
 }
 
-function coerce(value: string, param: ParamDefinition): unknown {
+function coerce(value: string, param: ParamDefinition, key: string): unknown {
   const type = param.schema.type;
+  if (value === '') throw new UpstreamError(`The vendor's next-page link carries an empty "${key}"; it was not followed.`);
   if (type === 'integer' || type === 'number') {
     const number = Number(value);
     return Number.isFinite(number) ? number : value;
   }
   if (type === 'boolean') return value === 'true';
   return value;
+}
+
+/** The vendor's next-page link as a URL on the API's origin, or an UpstreamError when it is none. */
+function linkUrl(raw: string, ctx: PageContext): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, ctx.baseOrigin);
+  } catch {
+    throw new UpstreamError("The vendor's next-page link is not a URL; it was not followed.");
+  }
+  sameOrigin(url, ctx);
+  return url;
 }
 
 function sameOrigin(url: URL, ctx: PageContext): void {
@@ -49,8 +62,7 @@ function sameOrigin(url: URL, ctx: PageContext): void {
 
 /** The query parameters of a next-page URL, as the action's declared params. */
 function paramsFromUrl(rawUrl: string, ctx: PageContext, ignore: string[]): Record<string, unknown> {
-  const url = new URL(rawUrl, ctx.baseOrigin);
-  sameOrigin(url, ctx);
+  const url = linkUrl(rawUrl, ctx);
   const next: Record<string, unknown> = {};
   for (const [key, value] of url.searchParams) {
     if (ignore.includes(key)) continue;
@@ -58,7 +70,7 @@ function paramsFromUrl(rawUrl: string, ctx: PageContext, ignore: string[]): Reco
     if (!declared) {
       throw new UpstreamError(`The vendor's next-page link carries the query parameter "${key}", which this action does not declare.`);
     }
-    next[declared[0]] = coerce(unwrap(value, declared[1], key), declared[1]);
+    next[declared[0]] = coerce(unwrap(value, declared[1], key), declared[1], key);
   }
   return next;
 }
@@ -90,8 +102,7 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
       (l) => l.attributes.rel === def.rel && Object.entries(def.require_attributes ?? {}).every(([k, v]) => l.attributes[k] === v),
     );
     if (!link) return undefined;
-    const url = new URL(link.url, ctx.baseOrigin);
-    sameOrigin(url, ctx);
+    const url = linkUrl(link.url, ctx);
     const declared = ctx.action.params[def.cursor_param];
     const cursor = url.searchParams.get(declared?.wire ?? def.cursor_param);
     return cursor === null ? undefined : { [def.cursor_param]: cursor };
@@ -120,7 +131,7 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
   next_records_url(def, ctx) {
     const url = readString(def.next_url, ctx.view);
     if (url === undefined || readBoolean(def.done, ctx.view) === true) return undefined;
-    sameOrigin(new URL(url, ctx.baseOrigin), ctx);
+    linkUrl(url, ctx);
     return { [def.url_param]: url };
   },
 };

@@ -48,6 +48,11 @@ describe('pagination styles', () => {
     for (const link of ['string', `${ORIGIN}/things`, `${ORIGIN}/things?ref=next`]) {
       expect(() => next(def, params, { body: { links: { next: link } } }), link).toThrow(/carries no paging parameter/);
     }
+    // Neither a link that is no URL nor an empty paging value is followed: each is the vendor's error, named.
+    for (const link of ['http://127.0.0.1:1:80/things?page=2', 'http://[::1/things?page=2']) {
+      expect(() => next(def, params, { body: { links: { next: link } } }), link).toThrow(/next-page link is not a URL/);
+    }
+    expect(() => next(def, params, { body: { links: { next: `${ORIGIN}/things?page=&per_page=50` } } })).toThrow(/carries an empty "page"/);
   });
 
   it('cursor: stops when has_more is false even with a cursor', () => {

@@ -59,6 +59,11 @@ describe('skill search', () => {
     const second = await search(`query=list&limit=2&cursor=${first.body.next_cursor}`);
     expect([...first.body.data, ...second.body.data].map((h) => h.id)).toEqual(all.body.data.slice(0, 4).map((h) => h.id));
     expect((await search(`query=users&cursor=${first.body.next_cursor}`)).body.errors[0]?.error_code).toBe('invalid_cursor');
+    // A cursor naming an offset this service never issues (it reads the list from its end) is refused too.
+    for (const offset of [-1, 0, 1.5]) {
+      const forged = Buffer.from(JSON.stringify({ query: 'list', offset })).toString('base64url');
+      expect((await search(`query=list&cursor=${forged}`)).body.errors[0]?.error_code, String(offset)).toBe('invalid_cursor');
+    }
     const punctuation = await search('query=%3F%3F');
     expect(punctuation.status).toBe(400);
     expect(punctuation.body.errors[0]).toMatchObject({ field: 'query', error_code: 'words' });
