@@ -3,8 +3,9 @@ import { CredentialsError, type ErrorIssue } from '../errors.js';
 
 export type Credentials = Record<string, string>;
 
-/** A credential travels in an HTTP header or query, which cannot carry a line break or a NUL. */
-const LINE_BREAK = /[\r\n\0]/;
+/** A credential travels in an HTTP header or query, which cannot carry a line break or another control character (a tab aside). */
+const LINE_BREAK = /[\r\n]/;
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /** A title reduced to what identifies it: "OAuth 2.0 Authentication", "oauth2.0-authentication" and "OAuth20Authentication" are one title. */
 export function titleKey(title: string): string {
@@ -102,7 +103,9 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
     else if (givenAs.has(name)) problem(key, 'duplicate', `"${givenAs.get(name)}" and "${key}" both give "${name}"; send one`);
     else if (text === undefined) problem(key, 'type', `"${key}" must be a string`, 'string');
     else if (!fieldAccepts(field, text)) problem(key, 'pattern', `"${key}" does not match ${field.pattern}`, field.pattern);
-    else if (LINE_BREAK.test(text)) problem(key, 'line_break', `"${key}" contains a line break or a NUL character, which an HTTP header or query cannot carry`);
+    else if (LINE_BREAK.test(text)) problem(key, 'line_break', `"${key}" contains a line break, which an HTTP header or query cannot carry`);
+    else if (CONTROL_CHARACTER.test(text))
+      problem(key, 'control_character', `"${key}" contains a control character, which an HTTP header or query cannot carry`);
     else credentials[name] = text;
     if (name !== undefined && !givenAs.has(name)) givenAs.set(name, key);
   }

@@ -101,6 +101,9 @@ function checkConfiguration(configuration: Record<string, unknown>): Record<stri
       });
     } else if (value.length > 4096) {
       issues.push({ field: `configuration.${key}`, rule: 'max_length', message: `configuration.${key} must be at most 4096 characters`, limit: 4096 });
+    } else if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value.trim())) {
+      // Sent in the token request's Basic header or form body, which no control character survives.
+      issues.push({ field: `configuration.${key}`, rule: 'control_character', message: `configuration.${key} contains a control character` });
     } else {
       values[key] = value.trim();
     }

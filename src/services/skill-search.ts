@@ -34,7 +34,15 @@ function scoreSection(entry: IndexedSection, terms: string[]): number {
 function decodeOffset(cursor: string, query: string): number {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed !== null && typeof parsed === 'object' && 'offset' in parsed && 'query' in parsed && Number.isInteger(parsed.offset) && (parsed.offset as number) > 0 && parsed.query === query)
+    if (
+      parsed !== null &&
+      typeof parsed === 'object' &&
+      'offset' in parsed &&
+      'query' in parsed &&
+      Number.isInteger(parsed.offset) &&
+      (parsed.offset as number) > 0 &&
+      parsed.query === query
+    )
       return parsed.offset as number;
   } catch {
     // reported below

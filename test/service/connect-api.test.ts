@@ -170,6 +170,16 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
       const missing = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'harvest', configuration: { client_id: 'a', scope: 'x' } });
       expect(missing.status).toBe(422);
       expect(missing.body.errors.map((e) => e.field).sort()).toEqual(['configuration.client_secret', 'configuration.scope']);
+      const control = await tenant.api.put<ErrorBody>(OAUTH, {
+        connector_type: 'harvest',
+        configuration: { client_id: 'cid\nx', client_secret: 'sec\u0001QVZSECRET' },
+      });
+      expect(control.status).toBe(422);
+      expect(control.body.errors.map((e) => [e.field, e.error_code])).toEqual([
+        ['configuration.client_id', 'control_character'],
+        ['configuration.client_secret', 'control_character'],
+      ]);
+      expect(JSON.stringify(control.body)).not.toContain('QVZSECRET');
       const both = await tenant.api.put<ErrorBody>(OAUTH, {
         connector_type: 'harvest',
         connector_definition_id: harvest.definitionId,

@@ -319,6 +319,9 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         ['credentials.account_id', 'required'],
       ]);
       expect(JSON.stringify(pasted.body)).not.toContain(CRED.harvestToken);
+      const control = await create(a, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 'lin_api_\u0001key' } });
+      expect(control.status).toBe(400);
+      expect(control.body.errors.map((e) => [e.field, e.error_code])).toEqual([['credentials.api_key', 'control_character']]);
     });
 
     it('rejects an option the connector does not offer and an incomplete OAuth option', async () => {
