@@ -87,9 +87,11 @@ function schemaFields(schema: Schema, prefix: string, idPrefix: string, values: 
       const isRequired = required.has(name);
       const attributes = [`id="${e(id)}"`, `name="${e(`${prefix}${name}`)}"`];
       if (isRequired) attributes.push('required', 'aria-required="true"');
-      // A field the last post was refused for points at the error summary, which names the problem.
-      const describedBy = [...(invalid.has(`${prefix}${name}`) ? ['form-error'] : []), ...(description !== undefined ? [`${id}-desc`] : [])];
-      if (invalid.has(`${prefix}${name}`)) attributes.push('aria-invalid="true"');
+      // A field the last post was refused for (by name, or with its whole group: the vendor refusing the
+      // credentials) points at the error summary, which names the problem.
+      const refused = invalid.has(`${prefix}${name}`) || invalid.has(prefix.slice(0, -1));
+      const describedBy = [...(refused ? ['form-error'] : []), ...(description !== undefined ? [`${id}-desc`] : [])];
+      if (refused) attributes.push('aria-invalid="true"');
       if (describedBy.length > 0) attributes.push(`aria-describedby="${e(describedBy.join(' '))}"`);
       const label = `<label for="${e(id)}">${e(humanize(text(property.title) ?? name))}${isRequired ? ' <span class="required">(required)</span>' : ''}</label>`;
       const help = description === undefined ? '' : `<p class="help" id="${e(`${id}-desc`)}">${e(description)}</p>`;

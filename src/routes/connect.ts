@@ -6,6 +6,7 @@
  * POST /api/v1/integrations/connectors. The page routes answer HTML (errors too) under a strict
  * Content-Security-Policy; they are authenticated by the widget token, never by a cookie.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { templateReferences } from '../../runtime/templates.js';
 import { type AuthOption, type ConnectorDefinition, type JsonObject } from '../../runtime/index.js';
@@ -263,6 +264,16 @@ async function renderTemplatePage(
   return securityHeaders(reply, { frameAncestor: state.claims.allowedOrigin, formTargets }).status(status).send(html);
 }
 
+/**
+ * The claim key of a posted form: its random submission id with every value it carries, digested (the id
+ * keeps it unguessable, the values tell a repeated post from a changed one; no value can be read back).
+ */
+function submissionKey(form: Form): string {
+  const entries = Object.entries(form).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const hex = createHash('sha256').update(JSON.stringify(entries)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** The page that reports a new connector (to the opener, and back to redirect_uri). */
 function sendConnected(reply: FastifyReply, state: PageState, definition: ConnectorDefinition, connector: ConnectorView): FastifyReply {
   return securityHeaders(reply, { frameAncestor: state.claims.allowedOrigin }).send(
@@ -288,7 +299,7 @@ function prefixed(form: Form, prefix: string): Record<string, string> {
 
 function formError(optionTitle: string, error: SwitchyardError): FormError {
   // The API's replication_config.<name> is the form's settings.<name>.
-  const fields = error.issues.map((issue) => issue.field.replace(/^replication_config\./, 'settings.'));
+  const fields = error.issues.map((issue) => issue.field.replace(/^replication_config(?=\.|$)/, 'settings'));
   return { optionTitle, message: error.message, issues: error.issues.map((issue) => issue.message), fields };
 }
 
@@ -486,8 +497,9 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
           frameAncestor: state.claims.allowedOrigin,
         });
       const db = app.ctx.store.db;
-      // A form sent twice (a double click, a reload of the answer, a form the back button restored) creates once.
-      const submission = UUID_PATTERN.test(form.submission ?? '') ? (form.submission as string).toLowerCase() : undefined;
+      // A form sent twice with the same values (a double click, a reload of the answer, a form the back button
+      // restored) creates once; sent again with other values (another account), it is another submission.
+      const submission = UUID_PATTERN.test(form.submission ?? '') ? submissionKey(form) : undefined;
       if (submission !== undefined) {
         const turn = await takeSubmissionTurn(db, submission, state.claims.organizationId, SUBMISSION_WAIT_MS);
         const freshForm = connectHref(state.token, { template: template.id, redirect_uri: state.returnTo });

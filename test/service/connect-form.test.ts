@@ -83,6 +83,13 @@ describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
     expect(again.status).toBe(200);
     expect(connectorIdOf(await again.text())).toBe(ids[0]);
     expect(await connectorsInWorkspace()).toEqual([ids[0]]);
+
+    // The restored form sent with other values (another account) is another connector, not the first one's page.
+    const other = await post({ ...fields, name: 'Second account', 'credentials.account_id': '222222' });
+    expect(other.status).toBe(200);
+    const otherId = connectorIdOf(await other.text());
+    expect(otherId).not.toBe(ids[0]);
+    expect(await connectorsInWorkspace()).toEqual([ids[0], otherId]);
   });
 
   it('lets a form refused for its values be sent again once corrected, and gives each render its own id', async () => {
@@ -103,6 +110,19 @@ describe.each(storeKinds())('connect page form sent twice (%s)', (kind) => {
     expect(corrected.status).toBe(200);
     const id = connectorIdOf(await corrected.text());
     expect(await connectorsInWorkspace()).toEqual([...before, id]);
+  });
+
+  it('marks every credential field when the vendor refuses the credentials as a whole', async () => {
+    harvest.refusedTokens.add('harvest-pat-revoked');
+    const fields = await renderedForm();
+    const refused = await post({ ...fields, 'credentials.api_token': 'harvest-pat-revoked' });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    for (const name of ['credentials.api_token', 'credentials.account_id']) {
+      expect(page, name).toMatch(new RegExp(`<input [^>]*name="${name.replace('.', '\\.')}"[^>]*aria-invalid="true"`));
+    }
+    expect(page).not.toMatch(/<input [^>]*name="name"[^>]*aria-invalid/);
+    expect(page).not.toContain('harvest-pat-revoked');
   });
 
   it('waits for a post still running, and takes over the claim of one that never ended', async () => {

@@ -6,7 +6,7 @@
  * request's own URL with the next page and Harvest's ref marker), clients filtered by updated_since (updated at
  * or after it), and an empty page for any other list the background sync reads; GET /users/{id} and
  * GET /clients/{id} answer the record, or 404 as Harvest does for one that does not exist (503 while `readsFail`). Requests without a bearer
- * token or a Harvest-Account-Id answer 401 as Harvest does; every request is logged with its two credentials
+ * token or a Harvest-Account-Id, or with a token of `refusedTokens`, answer 401 as Harvest does; every request is logged with its two credentials
  * headers. `beforeList` runs before a list is answered, to change the upstream in the middle of a walk.
  */
 import { createServer, type ServerResponse } from 'node:http';
@@ -38,6 +38,8 @@ export interface HarvestStandIn {
   beforeList: ((list: string, url: URL) => void) | undefined;
   /** While set, a read of one record answers 503 (Harvest unavailable for it). */
   readsFail: boolean;
+  /** Bearer tokens answered 401, as Harvest answers a revoked or mistyped one. */
+  refusedTokens: Set<string>;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
     const authorization = req.headers.authorization;
     const accountId = req.headers['harvest-account-id'] as string | undefined;
     requests.push({ method: req.method ?? '', target: `${url.pathname}${url.search}`, authorization, accountId });
-    if (!authorization?.startsWith('Bearer ') || accountId === undefined) {
+    if (!authorization?.startsWith('Bearer ') || accountId === undefined || standIn.refusedTokens.has(authorization.slice('Bearer '.length))) {
       return send(res, 401, {
         error: 'invalid_token',
         error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.',
@@ -128,6 +130,7 @@ export async function startHarvestStandIn(options: { pageSize?: number } = {}): 
     requests,
     beforeList: undefined,
     readsFail: false,
+    refusedTokens: new Set(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
