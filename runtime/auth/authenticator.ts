@@ -35,21 +35,20 @@ export class Authenticator {
   }
 
   /**
-   * Secret values that must never appear in an error message: the secret fields, the OAuth tokens, and
-   * the forms a vendor may echo back instead (a Basic header's base64 pair, a value as sent in a URL).
+   * Secret values that must never appear in an error message: the secret fields and the OAuth tokens, in
+   * every form a vendor may echo them back (echoForms), and the Basic header's `user:password` pair encoded.
    */
   secrets(): string[] {
     const fromFields = Object.entries(this.option.fields)
       .filter(([, field]) => field.secret)
       .map(([name]) => this.context.credentials[name])
       .filter((v): v is string => Boolean(v));
-    const secrets = [...fromFields, ...(this.oauth?.currentSecrets() ?? []), ...this.encodedPairs(fromFields)];
-    // As sent in a URL path or query (encodeURIComponent), and in a form body or URLSearchParams query (space as +, ! ' ( ) ~ escaped).
-    return [...new Set(secrets.flatMap((secret) => [secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2)]))];
+    const raw = [...fromFields, ...(this.oauth?.currentSecrets() ?? [])];
+    return [...new Set([...raw.flatMap(echoForms), ...this.basicPairs(fromFields).flatMap(base64Forms)])];
   }
 
-  /** The base64 `user:password` pairs of Basic headers built from credentials (the option's own, an OAuth client's). */
-  private encodedPairs(fromFields: string[]): string[] {
+  /** The `user:password` pairs of Basic headers built from credentials (the option's own, an OAuth client's). */
+  private basicPairs(fromFields: string[]): string[] {
     if (fromFields.length === 0) return [];
     const { credentials } = this.context;
     const pairs: string[] = [];
@@ -59,7 +58,7 @@ export class Authenticator {
     if (this.option.type === 'oauth2_refresh' && this.option.clientAuth === 'basic') {
       pairs.push(`${credentials.client_id ?? ''}:${credentials.client_secret ?? ''}`);
     }
-    return pairs.map((pair) => Buffer.from(pair).toString('base64'));
+    return pairs;
   }
 
   /** Ensures an OAuth token (and its kept values) exists before the base URL is resolved. */
@@ -100,4 +99,24 @@ export class Authenticator {
     if (!this.oauth || applied.accessToken === undefined) return undefined;
     return this.oauth.replaceRejected(applied.accessToken);
   }
+}
+
+/** A value as base64 (padded, and without the padding a vendor may drop) and base64url. */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const base64 = bytes.toString('base64');
+  return [base64, base64.replace(/=+$/, ''), bytes.toString('base64url')];
+}
+
+/**
+ * The forms a secret takes when a vendor echoes it: as sent in a URL (percent-encoded, in either letter case),
+ * in a form body (space as +), inside a JSON string or HTML, and base64-encoded.
+ */
+function echoForms(secret: string): string[] {
+  const lowerPercent = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  const url = encodeURIComponent(secret);
+  const form = new URLSearchParams({ v: secret }).toString().slice(2);
+  const json = JSON.stringify(secret).slice(1, -1);
+  const html = secret.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return [secret, url, lowerPercent(url), form, lowerPercent(form), json, html, ...base64Forms(secret)];
 }

@@ -160,12 +160,19 @@ describe('HTTP behaviour', () => {
       .get('/rest/api/3/issue/A-1')
       .matchHeader('authorization', `Basic ${basic}`)
       .reply(401, {
-        message: `bad auth header Basic ${basic} (token ${encodeURIComponent(jira.api_token)}, form ${new URLSearchParams({ t: jira.api_token }).toString().slice(2)})`,
+        message: [
+          `bad auth header Basic ${basic}`,
+          `(token ${encodeURIComponent(jira.api_token)}, form ${new URLSearchParams({ t: jira.api_token }).toString().slice(2)},`,
+          `lower ${encodeURIComponent(jira.api_token).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}, b64url ${Buffer.from(`${jira.email}:${jira.api_token}`).toString('base64url')},`,
+          `alone ${Buffer.from(jira.api_token).toString('base64').replace(/=+$/, '')})`,
+        ].join(' '),
       });
     const error = (await createConnector('jira', { credentials: jira, config: { subdomain: 'acme' }, http: fast })
       .execute('issues', 'get', { issueIdOrKey: 'A-1' })
       .catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error.message).toBe('The vendor refused the credentials (HTTP 401): bad auth header Basic [redacted] (token [redacted], form [redacted])');
+    expect(error.message).toBe(
+      'The vendor refused the credentials (HTTP 401): bad auth header Basic [redacted] (token [redacted], form [redacted], lower [redacted], b64url [redacted], alone [redacted])',
+    );
   });
 });
