@@ -113,7 +113,7 @@ function base64Forms(value: string): string[] {
  * in a form body (space as +), inside a JSON string or HTML, and base64-encoded.
  */
 function echoForms(secret: string): string[] {
-  const lowerPercent = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  const lowerPercent = (text: string) => text.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
   const url = encodeURIComponent(secret);
   const form = new URLSearchParams({ v: secret }).toString().slice(2);
   const json = JSON.stringify(secret).slice(1, -1);

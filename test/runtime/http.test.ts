@@ -163,7 +163,7 @@ describe('HTTP behaviour', () => {
         message: [
           `bad auth header Basic ${basic}`,
           `(token ${encodeURIComponent(jira.api_token)}, form ${new URLSearchParams({ t: jira.api_token }).toString().slice(2)},`,
-          `lower ${encodeURIComponent(jira.api_token).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}, b64url ${Buffer.from(`${jira.email}:${jira.api_token}`).toString('base64url')},`,
+          `lower ${encodeURIComponent(jira.api_token).replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase())}, b64url ${Buffer.from(`${jira.email}:${jira.api_token}`).toString('base64url')},`,
           `alone ${Buffer.from(jira.api_token).toString('base64').replace(/=+$/, '')})`,
         ].join(' '),
       });
