@@ -7,20 +7,28 @@
 /** Query parameters whose values are credentials or lead to them; matched case-insensitively. */
 const SECRET_QUERY_PARAMETERS = new Set(['token', 'code', 'state', 'access_token', 'refresh_token', 'client_secret', 'secret', 'password', 'api_key', 'key']);
 
-/** The URL with the value of every secret query parameter replaced by `[redacted]`. */
+/**
+ * The URL with the value of every secret query parameter replaced by `[redacted]`. The query is taken to start
+ * at a `?` written percent-encoded too (`/connect%3Ftoken=…` is no query, but carries the token all the same),
+ * and a parameter counts under its name without brackets (`token[]`).
+ */
 export function redactUrl(url: string): string {
-  const queryAt = url.indexOf('?');
-  if (queryAt === -1) return url;
-  const query = url
-    .slice(queryAt + 1)
-    .split('&')
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      const name = equals === -1 ? pair : pair.slice(0, equals);
-      if (equals === -1 || !SECRET_QUERY_PARAMETERS.has(decodedName(name).toLowerCase())) return pair;
-      return `${name}=[redacted]`;
+  const found = /\?|%3f/i.exec(url);
+  if (found === null) return url;
+  const queryAt = found.index + found[0].length;
+  // Split keeping the separators, so the line shows the URL as it was asked.
+  const parts = url
+    .slice(queryAt)
+    .split(/(&|%26)/i)
+    .map((part, index) => {
+      if (index % 2 === 1) return part;
+      const equals = /=|%3d/i.exec(part);
+      if (equals === null) return part;
+      const name = part.slice(0, equals.index);
+      if (!SECRET_QUERY_PARAMETERS.has(decodedName(name).toLowerCase().replace(/\[.*$/, ''))) return part;
+      return `${name}${equals[0]}[redacted]`;
     });
-  return `${url.slice(0, queryAt)}?${query.join('&')}`;
+  return `${url.slice(0, queryAt)}${parts.join('')}`;
 }
 
 function decodedName(name: string): string {

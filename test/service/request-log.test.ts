@@ -13,6 +13,11 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?Access_Token=a&%74oken=b&flag&token')).toBe('/x?Access_Token=[redacted]&%74oken=[redacted]&flag&token');
     expect(redactUrl('/x?%E0%A4%A=1')).toBe('/x?%E0%A4%A=1');
     expect(redactUrl('/health')).toBe('/health');
+    // Lookalikes that still carry a token: a bracketed name, a query written percent-encoded into the path.
+    expect(redactUrl('/connect?token[]=eyJ.abc&x=1')).toBe('/connect?token[]=[redacted]&x=1');
+    expect(redactUrl('/connect?token%5B%5D=eyJ.abc')).toBe('/connect?token%5B%5D=[redacted]');
+    expect(redactUrl('/connect%3Ftoken=eyJ.abc')).toBe('/connect%3Ftoken=[redacted]');
+    expect(redactUrl('/connect%3Ftoken%3DeyJ.abc%26a%3D1')).toBe('/connect%3Ftoken%3D[redacted]%26a%3D1');
   });
 });
 
