@@ -8,6 +8,7 @@ import { keyRotationState } from '../services/key-rotation.js';
 import { createClient, createOrganization, findMissingOrganizations, listClients, listOrganizations, revokeClient } from '../services/organizations.js';
 import { ResourceNotFoundError } from '../errors.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
+import { keepOutOfCaches } from './token.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -106,6 +107,7 @@ export default async function adminRoutes(app: FastifyInstance): Promise<void> {
       if (missing.length > 0) throw new ResourceNotFoundError(`No organization ${missing.join(', ')}.`);
       const name = request.body.name?.trim() ?? 'api client';
       const client = await createClient(app.ctx.store.db, ids, name);
+      keepOutOfCaches(reply);
       return reply.status(201).send({ client_id: client.client_id, client_secret: client.client_secret, name, organization_id: ids[0], organization_ids: ids });
     },
   );

@@ -41,6 +41,8 @@ describe.each(storeKinds())('the admin API (%s)', (kind) => {
     expect(org.body).toEqual({ organization_id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', created_at: expect.any(String) });
     const client = await admin.post<Client>(`${ADMIN}/clients`, { organization_ids: [org.body.organization_id], name: 'ci' });
     expect(client.status).toBe(201);
+    // The secret's only answer stays out of every cache.
+    expect([client.headers.get('cache-control'), client.headers.get('pragma')]).toEqual(['no-store', 'no-cache']);
     expect(client.body).toEqual({
       client_id: expect.any(String),
       client_secret: expect.stringMatching(/^sy_/),
