@@ -18,8 +18,17 @@ export function startupFailureMessage(error: unknown, config: ServiceConfig | un
     return `Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`;
   }
   // A data folder the service's user cannot use (the master key, the operator token, the embedded store) names the file, not the port.
-  if (config !== undefined && path !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC')) {
-    const reason = code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the file system is read-only' : 'this user may not read or write it';
+  const fileProblems: Record<string, string> = {
+    EACCES: 'this user may not read or write it',
+    EPERM: 'this user may not read or write it',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'the disk is full',
+    // mkdir of DATA_DIR (or a folder in it) where a file is
+    EEXIST: 'a file is where a folder must be',
+    ENOTDIR: 'a file is where a folder must be',
+  };
+  if (config !== undefined && path !== undefined && code !== undefined && fileProblems[code] !== undefined) {
+    const reason = fileProblems[code];
     return `Cannot use ${path} (${code}): ${reason}. Give the service's user a DATA_DIR it can read and write (now ${config.dataDir}).`;
   }
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

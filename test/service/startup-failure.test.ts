@@ -25,6 +25,8 @@ describe('the line npm start prints when it cannot start', () => {
     expect(startupFailureMessage(key, config)).toBe(
       "Cannot use /srv/switchyard/master.key.tmp-1 (EACCES): this user may not read or write it. Give the service's user a DATA_DIR it can read and write (now /srv/switchyard).",
     );
+    const file = errno("EEXIST: file already exists, mkdir '/srv/switchyard'", { code: 'EEXIST', syscall: 'mkdir', path: '/srv/switchyard' });
+    expect(startupFailureMessage(file, config)).toMatch(/^Cannot use \/srv\/switchyard \(EEXIST\): a file is where a folder must be\./);
     const full = errno('ENOSPC', { code: 'ENOSPC', syscall: 'write', path: '/srv/switchyard/pglite' });
     expect(startupFailureMessage(full, config)).toMatch(/^Cannot use \/srv\/switchyard\/pglite \(ENOSPC\): the disk is full\./);
   });
