@@ -122,7 +122,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
     if (retryAfter !== undefined && (error instanceof RateLimitedError || error.status === 503)) reply.header('retry-after', String(retryAfter));
     // RFC 6750 section 3: a 401 names the scheme, and says invalid_token when a token was sent.
-    if (error.status === 401) reply.header('www-authenticate', `Bearer realm="switchyard"${request.headers.authorization ? ', error="invalid_token"' : ''}`);
+    if (error.status === 401) {
+      const bearerSent = /^bearer\s/i.test(request.headers.authorization ?? '');
+      reply.header('www-authenticate', `Bearer realm="switchyard"${bearerSent ? ', error="invalid_token"' : ''}`);
+    }
     void reply.status(error.status).send(toEnvelope(error));
   });
   app.setNotFoundHandler((request, reply) => {

@@ -76,6 +76,9 @@ describe.each(storeKinds())('application tokens (%s)', (kind) => {
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="switchyard"');
     const forged = await fetch(`${service.url}/api/v1/workspaces`, { headers: { authorization: 'Bearer a.b.c' } });
     expect(forged.headers.get('www-authenticate')).toBe('Bearer realm="switchyard", error="invalid_token"');
+    // Another scheme sent no bearer token to find invalid: the challenge alone.
+    const basic = await fetch(`${service.url}/api/v1/workspaces`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(basic.headers.get('www-authenticate')).toBe('Bearer realm="switchyard"');
   });
 
   it('validates the token request body', async () => {
