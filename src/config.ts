@@ -1,6 +1,7 @@
 import path from 'node:path';
 // The names only: loading every connector here would slow each `switchyard admin` command.
 import { CONNECTOR_TYPES } from '../runtime/generated/connector-types.js';
+import { webOrigin } from './web-origin.js';
 
 /** Operator settings, all from the environment (see README, "Operator settings"). */
 export interface ServiceConfig {
@@ -175,18 +176,13 @@ export function parseCorsOrigins(raw: string | undefined): ServiceConfig['corsOr
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '')
     .map((entry) => {
-      let url: URL | undefined;
-      try {
-        url = new URL(entry);
-      } catch {
-        url = undefined;
-      }
-      if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin.toLowerCase() !== entry.replace(/\/$/, '').toLowerCase()) {
+      const origin = webOrigin(entry);
+      if (origin === undefined) {
         throw new ConfigError(
           `CORS_ORIGINS must list origins such as https://app.example.com (scheme, host and optional port; no path), or be *; "${entry}" is not one.`,
         );
       }
-      return url.origin;
+      return origin;
     });
 }
 

@@ -8,7 +8,7 @@ import { keyRotationState } from '../services/key-rotation.js';
 import { createClient, createOrganization, findMissingOrganizations, listClients, listOrganizations, revokeClient } from '../services/organizations.js';
 import { ResourceNotFoundError } from '../errors.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
-import { keepOutOfCaches } from './token.js';
+import { keepOutOfCaches } from './no-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -16,15 +16,16 @@ import { credentialsSchema, replicationConfigSchema } from '../services/catalog.
 import { createConnector, getConnector, type ConnectorView } from '../services/connectors.js';
 import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
-import { completeConsent, ConsentError, consentPageContext, startConsent } from '../services/oauth-flow.js';
+import { completeConsent, ConsentError, consentFrameOrigin, startConsent } from '../services/oauth-flow.js';
 import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } from '../services/source-templates.js';
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 import { publicBase } from './public-base.js';
-import { keepOutOfCaches } from './token.js';
+import { keepOutOfCaches } from './no-store.js';
 import { workspaceNameSchema } from './workspaces.js';
 import { UUID_PATTERN } from '../uuid.js';
+import { webOrigin } from '../web-origin.js';
 
 /** How long a second post of a form waits for the first, whose vendor check may take that long. */
 const SUBMISSION_WAIT_MS = 30_000;
@@ -57,17 +58,12 @@ type Form = Record<string, string>;
 
 /** allowed_origin must be exactly an origin (scheme://host[:port]); its normalized form. */
 function checkOrigin(raw: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin.toLowerCase() !== raw.replace(/\/$/, '').toLowerCase()) {
+  const origin = webOrigin(raw);
+  if (origin === undefined) {
     const message = 'allowed_origin must be an origin such as https://app.example.com (scheme, host and optional port; no path)';
     throw new RequestValidationError(`Invalid request body: ${message}.`, [{ field: 'allowed_origin', rule: 'origin', message }]);
   }
-  return url.origin;
+  return origin;
 }
 
 /** The connect page's path for a link's token, with the page's other query parameters. */
@@ -132,12 +128,7 @@ function sendProblem(
 /** The allowed_origin an expired widget token carried (its signature checked), if it is one. */
 function expiredLinkOrigin(error: TokenError): string | undefined {
   const origin = error.expiredClaims?.origin;
-  if (typeof origin !== 'string') return undefined;
-  try {
-    return checkOrigin(origin);
-  } catch {
-    return undefined;
-  }
+  return typeof origin === 'string' ? webOrigin(origin) : undefined;
 }
 
 /** The widget token of a page request, or undefined after answering with a problem page. */
@@ -634,7 +625,7 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
         // A consent this callback spent shows its answer in the application's frame. The page never carries the
         // link's token: whoever holds a state (the vendor's logs, the browser's history) could read it there.
         const spentHere = !(error instanceof ConsentError) || (error.code !== 'invalid_state' && error.code !== 'expired_state');
-        const frameAncestor = spentHere ? (await consentPageContext(app.ctx, request.query.state).catch(() => undefined))?.allowedOrigin : undefined;
+        const frameAncestor = spentHere ? await consentFrameOrigin(app.ctx, request.query.state).catch(() => undefined) : undefined;
         return sendProblem(reply, error.status, 'Not connected', error.message, { ...(frameAncestor !== undefined && { frameAncestor }) });
       }
     },

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
 import { BadRequestError } from '../errors.js';
 import { requestedOrganization } from '../plugins/authentication.js';
+import { keepOutOfCaches } from './no-store.js';
 import { issueToken } from '../security/tokens.js';
 import { authenticateClient } from '../services/organizations.js';
 import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
@@ -131,9 +132,4 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       };
     },
   );
-}
-
-/** A response carrying a token: no cache, shared or private, may keep it (RFC 6749 section 5.1). */
-export function keepOutOfCaches(reply: FastifyReply): void {
-  void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }

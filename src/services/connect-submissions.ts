@@ -1,7 +1,9 @@
 /**
- * One connector per connect-page form (migration 14): the form's random submission id is claimed by its
- * first post, which records the connector it creates; a second post of the same form gets that connector.
+ * One connector per connect-page form and set of values (migration 14): the claim key (the route digests the
+ * form's random submission id with its values) is claimed by the first post, which records the connector it
+ * creates; a second post of the same form with the same values gets that connector.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 
@@ -15,8 +17,6 @@ const KEPT_FOR = '1 day';
 /** A claim still without its connector after this was left by a post that never ended (its process stopped): taken over. */
 const ABANDONED_AFTER = '5 minutes';
 const POLL_MS = 200;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Claims submission `id` for this post, or waits up to `waitMs` for the post holding it: its connector once

@@ -152,11 +152,6 @@ async function spendSession(ctx: ServiceContext, state: string) {
   return { row, details: openCredentials(ctx.keyring, row.id, row) };
 }
 
-/** Where a failed sign-in's page may be shown: the consent's frame origin. */
-export interface ConsentPageContext {
-  allowedOrigin: string;
-}
-
 /** The consent id a callback's state names, when this service signed it. */
 function sessionIdOf(ctx: ServiceContext, state: string): string | undefined {
   const opened = openPayload(stateKey(ctx), STATE_SCOPE, state);
@@ -164,14 +159,14 @@ function sessionIdOf(ctx: ServiceContext, state: string): string | undefined {
   return typeof sid === 'string' && /^[0-9a-f-]{36}$/.test(sid) ? sid : undefined;
 }
 
-/** The page context of the consent a callback's state names, read after the callback failed; none for a state this service did not sign. */
-export async function consentPageContext(ctx: ServiceContext, state: string | undefined): Promise<ConsentPageContext | undefined> {
+/** The allowed_origin of the consent a callback's state names, read after the callback failed; none for a state this service did not sign. */
+export async function consentFrameOrigin(ctx: ServiceContext, state: string | undefined): Promise<string | undefined> {
   const sid = state ? sessionIdOf(ctx, state) : undefined;
   if (sid === undefined) return undefined;
   const row = await ctx.store.db.selectFrom('oauth_sessions').selectAll().where('id', '=', sid).executeTakeFirst();
   if (!row) return undefined;
   const details = openCredentials(ctx.keyring, row.id, row);
-  return details.allowed_origin ? { allowedOrigin: details.allowed_origin } : undefined;
+  return details.allowed_origin || undefined;
 }
 
 /** The names the vendor gives the standard OAuth 2.0 parameters (manifest key param_names; TikTok's app_id, secret, auth_code). */
