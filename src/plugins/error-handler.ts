@@ -131,6 +131,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = ROUTED_METHODS.filter((method) => method !== request.method && routes.find(method, path) !== null);
+    // With CORS_ORIGINS set, every path also answers OPTIONS (preflights, through the catch-all route).
+    if (allowed.length > 0 && app.ctx.config.corsOrigins !== undefined && !allowed.includes('OPTIONS')) allowed.push('OPTIONS');
     if (allowed.length > 0) {
       const error = new MethodNotAllowedError(`${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`);
       void reply.status(405).header('allow', allowed.join(', ')).send(toEnvelope(error));

@@ -1,5 +1,7 @@
 /** JSON Schemas shared by route definitions (and so by the generated OpenAPI description). */
 
+import { UUID_PATTERN_SOURCE } from '../uuid.js';
+
 export const errorEnvelopeSchema = {
   type: 'object',
   required: ['message', 'errors'],
@@ -26,7 +28,7 @@ export function errorResponses(...statuses: number[]): Record<number, typeof err
   return Object.fromEntries(statuses.map((status) => [status, errorEnvelopeSchema]));
 }
 
-export const uuidSchema = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' } as const;
+export const uuidSchema = { type: 'string', pattern: UUID_PATTERN_SOURCE } as const;
 
 export const idParamsSchema = {
   type: 'object',

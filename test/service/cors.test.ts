@@ -48,13 +48,15 @@ describe('CORS_ORIGINS set', () => {
     expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('keeps 404 for unknown paths and 405 with the real methods for known ones (the preflight route is a catch-all)', async () => {
+  it('keeps 404 for unknown paths and 405 with the real methods for known ones, OPTIONS among them (the preflight route is a catch-all)', async () => {
     const unknown = await fetch(`${service.url}/api/v1/nowhere`, { headers: { origin: APP } });
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { errors: Array<{ error_code: string }> }).errors[0]?.error_code).toBe('not_found');
     const wrongMethod = await fetch(`${service.url}/api/v1/workspaces`, { method: 'PATCH', headers: { authorization: `Bearer ${tenant.api.token}` } });
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const options = await fetch(`${service.url}/api/v1/workspaces`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
   });
 });
 
@@ -68,6 +70,7 @@ describe('CORS_ORIGINS unset', () => {
   it('sends no CORS header, and OPTIONS is a method the API does not answer', async () => {
     const response = await preflight(`${service.url}/api/v1/workspaces`, APP);
     expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
