@@ -185,6 +185,13 @@ export class OAuth2TokenManager {
       throw new UpstreamError('The OAuth token endpoint answered with a body that is not JSON.', { upstreamStatus: response.status });
     }
     if (typeof token.access_token !== 'string' || token.access_token === '') {
+      // RFC 6749 5.2's error object, which some vendors send with status 200: the refresh was refused.
+      if (typeof token.error === 'string') {
+        const detail = vendorMessage(response.text, this.redact);
+        throw new AuthenticationError(`The OAuth token refresh was refused (HTTP ${response.status})${detail ? `: ${detail}` : ''}`, {
+          upstreamStatus: response.status,
+        });
+      }
       throw new UpstreamError('The OAuth token endpoint answered without an access_token.', { upstreamStatus: response.status });
     }
     const expiresIn = Number(token.expires_in);

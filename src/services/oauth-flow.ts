@@ -322,7 +322,10 @@ async function tokenRequest(
   );
   if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
   refuseErrorInBody(definition, request.errorInBody, answer, request.secrets);
-  return readTokenAnswer(answer as Record<string, unknown>, request.tokenPath);
+  const token = readTokenAnswer(answer as Record<string, unknown>, request.tokenPath);
+  // RFC 6749 5.2's error object, which some vendors send with status 200: a refusal, not a grant lacking a token.
+  if (token.access_token === undefined && typeof token.error === 'string') throw refused(definition, status, answer);
+  return token;
 }
 
 /** POST the token URL with grant_type=authorization_code, as the option's refresh requests are sent. */

@@ -120,4 +120,13 @@ describe('OAuth2 refresh-token auth', () => {
     expect(error.message).not.toContain('refresh-1');
     expect(error.message).not.toContain('csecret-value');
   });
+
+  it('reads an RFC 6749 error object sent with status 200 as a refused refresh, not a missing token', async () => {
+    tokenEndpoint('refresh-1', { error: 'invalid_grant', error_description: 'The refresh token was revoked.' });
+    const harvest = createConnector('harvest', { credentials });
+    const error = (await harvest.execute('users', 'list').catch((e: unknown) => e)) as AuthenticationError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toBe('The OAuth token refresh was refused (HTTP 200): The refresh token was revoked.');
+    expect(error.upstreamStatus).toBe(200);
+  });
 });

@@ -160,6 +160,20 @@ describe('OAuth consent for OAuth-like flows declared in the manifest: Facebook,
     expect(await connectorCount()).toBe(before);
   });
 
+  it('an RFC 6749 error object answered with status 200 is a refused sign-in, not a grant without a token', async () => {
+    const templateId = await template('facebook-marketing', {});
+    const before = await connectorCount();
+    const state = (await start(templateId, 'Access Token')).searchParams.get('state') as string;
+    answer = () => ({ status: 200, body: { error: 'invalid_grant', error_description: 'The code was already redeemed.' } });
+    const refused = await fetch(`${callbackUrl}?code=fb-code-3&state=${encodeURIComponent(state)}`);
+    const text = await refused.text();
+    expect(refused.status).toBe(400);
+    expect(text).toContain('Facebook Marketing refused to finish the sign-in: HTTP 200 (invalid_grant)');
+    expect(text).not.toContain('without an access token');
+    expect(tokens.requests).toHaveLength(1);
+    expect(await connectorCount()).toBe(before);
+  });
+
   it('TikTok: consent with app_id, the auth_code sent as JSON {app_id, secret, auth_code}, the token read from data.access_token', async () => {
     const templateId = await template('tiktok-marketing', {});
     const consentUrl = await start(templateId, 'Access Token');
