@@ -235,7 +235,7 @@ export function connectedPage(input: ConnectedPageInput): string {
     `${input.displayName} connected`,
     `<h1>${e(input.displayName)} connected</h1>
 <div id="switchyard-result" role="status" ${data.join(' ')}>
-<p>“${e(input.connectorName)}” is connected. You can close this window.</p>
+<p>“${e(input.connectorName)}” is connected.<span id="close-hint"> You can close this window.</span></p>
 <p>Connector id: <code id="connector-id">${e(input.connectorId)}</code></p>
 </div>
 ${back === undefined ? '' : `<p><a href="${e(back)}">Return to the application</a></p>`}`,
@@ -260,7 +260,11 @@ export const CONNECT_SCRIPT = `'use strict';
       connector_type: result.dataset.connectorType,
       workspace_name: result.dataset.workspaceName
     };
-    var target = window.opener || (window.parent !== window ? window.parent : null);
+    var framed = window.parent !== window;
+    var target = window.opener || (framed ? window.parent : null);
+    // Inside the application's own frame there is no window of ours to close: the application takes the frame away.
+    var hint = document.getElementById('close-hint');
+    if (hint && framed && !window.opener) hint.hidden = true;
     if (target && result.dataset.origin) {
       try { target.postMessage(message, result.dataset.origin); } catch (ignored) { /* the opener went elsewhere */ }
     }

@@ -202,6 +202,7 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     await shot(page, '03-harvest-connected');
     const connectorId = await page.$eval('#connector-id', (code) => code.textContent ?? '');
     expect(await page.content()).not.toContain(HARVEST_TOKEN);
+    expect(await page.$eval('#close-hint', (hint) => (hint as HTMLElement).hidden)).toBe(false);
 
     const [message] = await messagesReceived(1);
     expect(message).toEqual({
@@ -229,7 +230,40 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     });
   }, 60_000);
 
+  it('connects inside a frame of the application page: the parent is told, and the page does not ask to close a window', async () => {
+    const before = await appPage.evaluate(() => (window as unknown as { messages: unknown[] }).messages.length);
+    await appPage.evaluate((url) => {
+      const frame = document.createElement('iframe');
+      frame.id = 'connect-frame';
+      frame.title = 'Connect';
+      frame.src = url;
+      frame.width = '600';
+      frame.height = '800';
+      document.body.appendChild(frame);
+    }, connectUrl);
+    try {
+      const frame = await (await appPage.waitForSelector('#connect-frame'))?.contentFrame();
+      if (!frame) throw new Error('the connect frame did not load');
+      await frame.waitForSelector('.templates a');
+      await Promise.all([frame.waitForNavigation(), frame.click('.templates li:first-child a')]);
+      await frame.type('#option0-credential-api_token', HARVEST_TOKEN);
+      await frame.type('#option0-credential-account_id', HARVEST_ACCOUNT);
+      await Promise.all([frame.waitForNavigation(), frame.click('section form button[type=submit]')]);
+      await frame.waitForSelector('#connector-id');
+      expect(await frame.$eval('#close-hint', (hint) => (hint as HTMLElement).hidden)).toBe(true);
+      const connectorId = await frame.$eval('#connector-id', (code) => code.textContent ?? '');
+      const messages = await messagesReceived(before + 1);
+      expect(messages.at(-1)).toEqual({
+        origin: service.url,
+        data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'harvest', workspace_name: 'customer-9' },
+      });
+    } finally {
+      await appPage.evaluate(() => document.getElementById('connect-frame')?.remove());
+    }
+  }, 60_000);
+
   it("connects Salesforce through OAuth consent with the organization's own app, then the connector executes", async () => {
+    const before = await appPage.evaluate(() => (window as unknown as { messages: unknown[] }).messages.length);
     const page = await openConnectWindow();
     await Promise.all([page.waitForNavigation(), page.click('.templates li:nth-child(2) a')]);
     await expectLabelled(page);
@@ -245,8 +279,8 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     const html = await page.content();
     for (const secret of [CLIENT_SECRET, auth.refreshToken, 'sf-access-1']) expect(html).not.toContain(secret);
 
-    const messages = await messagesReceived(2);
-    expect(messages[1]).toEqual({
+    const messages = await messagesReceived(before + 1);
+    expect(messages.at(-1)).toEqual({
       origin: service.url,
       data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'salesforce', workspace_name: 'customer-9' },
     });
