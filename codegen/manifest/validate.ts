@@ -627,7 +627,13 @@ function checkRepeatedLists(entityName: string, entity: Entity, report: Report):
   }
   if ((window.start === undefined) === (window.lookback_days === undefined))
     report(at, 'window', 'window needs exactly one of start (the earliest instant asked for) and lookback_days (a rolling range)');
-  if (search.incremental !== undefined) report(at, 'window', 'a window is walked in full by every sync: give search.incremental or search.window, not both');
+  // The window fills list's params; a change filter read through another action (api_search) does without it.
+  if (search.incremental !== undefined && (search.incremental.action ?? 'list') === 'list')
+    report(
+      at,
+      'window',
+      'a window is walked in full by every sync: give search.window, or search.incremental through an action without the window (action: api_search), not both on list',
+    );
   if (window.start !== undefined && Date.parse(window.start) >= Date.now())
     report([...at, 'start'], 'window', `window start ${window.start} is not in the past: a sync would ask for nothing and sweep every record`);
   if (window.from === window.to) report([...at, 'to'], 'window', `window from and to are the same param "${window.from}"`);

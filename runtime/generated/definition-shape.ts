@@ -644,7 +644,8 @@ export interface Search {
    * params that receive each end of the range. A sync asks from `start` (or `lookback_days` before now)
    * up to now, in consecutive windows of at most `max_days` where the vendor limits the range; each
    * window is walked to its last page, and together they are the entity. It is no change filter: every
-   * sync walks the range in full (rule `window`).
+   * sync walks the range in full, unless `incremental` reads through another action with a change filter
+   * (`action: api_search`); `incremental` on `list` beside a window is refused (rule `window`).
    */
   window?: {
     /**

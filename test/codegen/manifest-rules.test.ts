@@ -484,7 +484,7 @@ describe('every documented manifest error rule has a failing example', () => {
     [
       'window',
       `window: { from: range.from, to: until, format: iso8601, lookback_days: 30, ${DOCS} }\n      incremental: { param: cursor, format: iso8601, field: name, ${DOCS} }`,
-      'a window is walked in full by every sync: give search.incremental or search.window, not both',
+      'a window is walked in full by every sync: give search.window, or search.incremental through an action without the window (action: api_search), not both on list',
     ],
   ])('search.each and search.window: `%s` names the line and the fix', (rule, search, message) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));

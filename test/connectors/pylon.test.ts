@@ -288,6 +288,42 @@ describe('pylon list', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('issues api_search -> POST /issues/search with the filter, cursor and limit in the JSON body', async () => {
+    const filter = {
+      operator: 'and',
+      subfilters: [
+        { field: 'updated_at', operator: 'time_is_after', value: '2025-10-01T00:00:00Z' },
+        { field: 'state', operator: 'in', values: ['new', 'waiting_on_you'] },
+      ],
+    };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post('/issues/search', { filter, cursor: 'c1', limit: 50 })
+      .reply(200, page([R.issues], { cursor: 'c2', has_next_page: true }));
+
+    const res = await pylon().execute('issues', 'api_search', { filter, cursor: 'c1', limit: 50 });
+
+    expect(res.data).toEqual([R.issues]);
+    expect(res.pagination).toEqual({ next_cursor: 'c2', has_next_page: true });
+    expect(res.next_params).toEqual({ cursor: 'c2' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('issues api_search needs a filter with an operator Pylon knows, and a limit of 1 to 999', async () => {
+    const error = (await pylon()
+      .execute('issues', 'api_search', { filter: { field: 'updated_at', operator: 'after', value: 'x' }, limit: 1000 })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues.map((i) => [i.field, i.rule])).toEqual([
+      ['filter.operator', 'enum'],
+      ['limit', 'maximum'],
+    ]);
+    const missing = (await pylon()
+      .execute('issues', 'api_search', {})
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(missing.issues.map((i) => [i.field, i.rule])).toEqual([['filter', 'required']]);
+  });
+
   it('projects list sends an empty JSON object when no param is given', async () => {
     const scope = api()
       .post('/projects/search', {})

@@ -18,7 +18,7 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
   let tenant: Tenant;
 
   useNockedVendors();
-  const { create, syncEntity } = connectorSyncApi(() => tenant);
+  const { create, entityState, syncEntity, syncResult } = connectorSyncApi(() => tenant);
 
   beforeAll(async () => {
     // Page retries off, except for rate limits: what the vendor receives is what these tests watch.
@@ -39,10 +39,17 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     return res.body.result.data;
   }
 
-  it('Pylon: issues are read in consecutive 30-day ranges since 2022, each to its last page', async () => {
+  it('Pylon: issues are read in consecutive 30-day ranges since 2022, each to its last page, then searched by updated_at', async () => {
     const id = await create({ connector_type: 'pylon', name: 'Pylon', credentials: { api_token: 'pylon-secret-token' } });
     const start = Date.parse('2022-01-01T00:00:00Z');
-    const issue = (n: number, created: number) => ({ id: `issue-${n}`, number: n, title: `Issue ${n}`, state: 'new', created_at: isoSeconds(created) });
+    const issue = (n: number, created: number) => ({
+      id: `issue-${n}`,
+      number: n,
+      title: `Issue ${n}`,
+      state: 'new',
+      created_at: isoSeconds(created),
+      updated_at: isoSeconds(created + 60_000),
+    });
     // Two issues in the first range (two pages), one in the 20th, one created an hour ago.
     const issues = [issue(1, start + DAY), issue(2, start + 2 * DAY), issue(3, start + 19 * 30 * DAY + DAY), issue(4, Date.now() - 3_600_000)];
     const asked: Array<{ start_time: string; end_time: string; cursor?: string }> = [];
@@ -89,8 +96,26 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
     expect(ranges).toHaveLength(Math.ceil((Date.parse(last?.end_time ?? '') - start - 1000) / (30 * DAY - 1000)));
     expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-3', 'issue-4']);
 
-    // Every sync reads every range (the range is on creation, not change): an issue gone upstream is swept, noted
-    // by the first sync that misses it and deleted by the second.
+    // The ranges are on creation, not change: a later sync asks POST /issues/search instead, for the issues
+    // updated after the mark (the latest updated_at read, less the 300 s overlap), in one request.
+    nock.cleanAll();
+    const mark = Math.max(...issues.map((i) => Date.parse(i.updated_at)));
+    const searched: unknown[] = [];
+    nock('https://api.usepylon.com')
+      .matchHeader('authorization', 'Bearer pylon-secret-token')
+      .matchHeader('content-type', 'application/json')
+      .post('/issues/search', (body) => searched.push(body) > 0)
+      .reply(200, {
+        data: [{ ...issues[3], title: 'Issue 4, renamed', updated_at: isoSeconds(Date.now()) }],
+        pagination: { cursor: null, has_next_page: false },
+        request_id: 'r',
+      });
+    expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', entity_count: 4, last_mode: 'incremental', reason: null });
+    expect(searched).toEqual([{ filter: { field: 'updated_at', operator: 'time_is_after', value: isoSeconds(mark - 300_000) }, limit: 999 }]);
+    expect((await search(id, 'issues', { eq: { id: 'issue-4' } })).map((r) => r.title)).toEqual(['Issue 4, renamed']);
+
+    // Deletions show in full walks (the daily sweep; asked for here): an issue gone upstream is noted by the first
+    // full walk that misses it and deleted by the second.
     issues.splice(2, 1);
     for (const expected of [
       { entity_count: 4, unconfirmed_deletions: 1 },
@@ -100,7 +125,8 @@ describe.each(storeKinds())('syncs of lists read in several calls (%s)', (kind) 
       // The answering interceptor allowed more ranges than there are; `asked` holds the ones read.
       nock.cleanAll();
       answerIssues();
-      expect(await syncEntity(id, 'issues')).toMatchObject({ status: 'ready', last_mode: 'full', ...expected });
+      await syncResult(id, 'issues', { full: true });
+      expect(await entityState(id, 'issues')).toMatchObject({ status: 'ready', last_mode: 'full', ...expected });
       expect(asked).toHaveLength(ranges.length + 1);
     }
     expect((await search(id, 'issues')).map((r) => r.id)).toEqual(['issue-1', 'issue-2', 'issue-4']);

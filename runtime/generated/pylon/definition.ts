@@ -70,7 +70,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to a status slug (new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom one). Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). issue_statuses.update moves an issue (issue_id) to a status: a slug of the issue_statuses list. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; issues api_search (POST /issues/search) takes a filter instead, on updated_at, state, assignee_id, tags and more; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to a status slug (new, waiting_on_you, waiting_on_customer, on_hold, closed or a custom one). Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id of a knowledge base (knowledge_bases list). issue_statuses.update moves an issue (issue_id) to a status: a slug of the issue_statuses list. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "check": {
     "entity": "me",
     "action": "get",
@@ -340,6 +340,17 @@ export const definition: ConnectorDefinition = {
           "number_of_touches",
           "snoozed_until_time"
         ],
+        "incremental": {
+          "action": "api_search",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "{\"field\": \"updated_at\", \"operator\": \"time_is_after\", \"value\": \"{value}\"}",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://docs.usepylon.com/pylon-docs/developer/api/api-reference/issues"
+        },
         "window": {
           "from": "start_time",
           "to": "end_time",
@@ -407,6 +418,111 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search issues (POST /issues/search) with a filter; read-only. Cursor-paginated (the cursor travels in the JSON body).",
+          "method": "POST",
+          "path": "/issues/search",
+          "params": {
+            "filter": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "field": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "operator": {
+                    "type": "string",
+                    "enum": [
+                      "equals",
+                      "not_equals",
+                      "contains",
+                      "does_not_contain",
+                      "in",
+                      "not_in",
+                      "and",
+                      "or",
+                      "time_is_after",
+                      "time_is_before",
+                      "time_range",
+                      "string_contains",
+                      "string_does_not_contain",
+                      "is_set",
+                      "is_unset",
+                      "greater_than",
+                      "less_than",
+                      "greater_than_or_equals",
+                      "less_than_or_equals"
+                    ]
+                  },
+                  "value": {
+                    "type": "string"
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "subfilters": {
+                    "type": "array",
+                    "items": {
+                      "type": "object"
+                    }
+                  }
+                },
+                "required": [
+                  "operator"
+                ]
+              },
+              "required": true,
+              "description": "A filter {\"field\": \"updated_at\", \"operator\": \"time_is_after\", \"value\": \"2025-01-01T00:00:00Z\"} or a compound {\"operator\": \"and\" | \"or\", \"subfilters\": [filters]} (at most 3 levels). Fields: created_at, updated_at, resolved_at and latest_message_activity_at (time_is_after, time_is_before, time_range; RFC 3339), account_id, requester_id, assignee_id, ticket_form_id and issue_type (equals, in, not_in, is_set, is_unset), team_id, follower_user_id, follower_contact_id and state (equals, in, not_in), tags (contains, does_not_contain, in, not_in), title and body_html (string_contains, string_does_not_contain), and custom field slugs. in and not_in take values (an array), the others value.",
+              "sendDefault": false,
+              "wire": "filter"
+            },
+            "cursor": {
+              "in": "body",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": false,
+              "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
+              "sendDefault": false,
+              "wire": "cursor"
+            },
+            "limit": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 999
+              },
+              "required": false,
+              "description": "Records per page, 1 to 999 (Pylon's default is 100).",
+              "sendDefault": false,
+              "wire": "limit"
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "data",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "next_cursor": "next.cursor",
+              "has_next_page": "body.pagination.has_next_page"
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
+          },
+          "destructive": false
         },
         "create": {
           "name": "create",

@@ -61,6 +61,21 @@ export interface PylonIssuesListPagination {
   has_next_page: PaginationValue;
 }
 
+/** Search issues (POST /issues/search) with a filter; read-only. Cursor-paginated (the cursor travels in the JSON body). */
+export interface PylonIssuesApiSearchParams {
+  /** A filter {"field": "updated_at", "operator": "time_is_after", "value": "2025-01-01T00:00:00Z"} or a compound {"operator": "and" | "or", "subfilters": [filters]} (at most 3 levels). Fields: created_at, updated_at, resolved_at and latest_message_activity_at (time_is_after, time_is_before, time_range; RFC 3339), account_id, requester_id, assignee_id, ticket_form_id and issue_type (equals, in, not_in, is_set, is_unset), team_id, follower_user_id, follower_contact_id and state (equals, in, not_in), tags (contains, does_not_contain, in, not_in), title and body_html (string_contains, string_does_not_contain), and custom field slugs. in and not_in take values (an array), the others value. */
+  filter: { field?: string; operator: "equals" | "not_equals" | "contains" | "does_not_contain" | "in" | "not_in" | "and" | "or" | "time_is_after" | "time_is_before" | "time_range" | "string_contains" | "string_does_not_contain" | "is_set" | "is_unset" | "greater_than" | "less_than" | "greater_than_or_equals" | "less_than_or_equals"; value?: string; values?: Array<string>; subfilters?: Array<Record<string, unknown>>;[key: string]: unknown };
+  /** Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. */
+  cursor?: string;
+  /** Records per page, 1 to 999 (Pylon's default is 100). */
+  limit?: number;
+}
+
+export interface PylonIssuesApiSearchPagination {
+  next_cursor: PaginationValue;
+  has_next_page: PaginationValue;
+}
+
 /** Create an issue (POST /issues). Pylon needs either account_id or requester information (requester_email). Returns Pylon's whole response body, {data: <issue>, request_id}. */
 export interface PylonIssuesCreateParams {
   /** Title of the issue. */
@@ -1000,6 +1015,7 @@ export interface PylonMeGetParams {
 export type PylonOperations = {
   issues: {
     list: { params: PylonIssuesListParams; data: PylonIssuesRecord[]; pagination: PylonIssuesListPagination };
+    api_search: { params: PylonIssuesApiSearchParams; data: PylonIssuesRecord[]; pagination: PylonIssuesApiSearchPagination };
     create: { params: PylonIssuesCreateParams; data: Record<string, unknown>; pagination: never };
     get: { params: PylonIssuesGetParams; data: PylonIssuesRecord; pagination: never };
     update: { params: PylonIssuesUpdateParams; data: Record<string, unknown>; pagination: never };
@@ -1126,6 +1142,7 @@ export type PylonRecords = {
 export type PylonFacade = {
   issues: {
     list(params: PylonIssuesListParams): Promise<ExecuteResult<PylonIssuesRecord[], PylonIssuesListPagination>>;
+    apiSearch(params: PylonIssuesApiSearchParams): Promise<ExecuteResult<PylonIssuesRecord[], PylonIssuesApiSearchPagination>>;
     create(params: PylonIssuesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     get(params: PylonIssuesGetParams): Promise<ExecuteResult<PylonIssuesRecord, never>>;
     update(params: PylonIssuesUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
@@ -1229,6 +1246,7 @@ export type PylonFacade = {
 export const pylonFacade = (connector: Connector): PylonFacade => ({
   issues: {
     list: (params) => connector.execute<PylonIssuesRecord[], PylonIssuesListPagination>("issues", "list", { ...params }),
+    apiSearch: (params) => connector.execute<PylonIssuesRecord[], PylonIssuesApiSearchPagination>("issues", "api_search", { ...params }),
     create: (params) => connector.execute<Record<string, unknown>, never>("issues", "create", { ...params }),
     get: (params) => connector.execute<PylonIssuesRecord, never>("issues", "get", { ...params }),
     update: (params) => connector.execute<Record<string, unknown>, never>("issues", "update", { ...params }),

@@ -200,8 +200,407 @@ else {
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
-export const issues__create = validate11;
+export const issues__api_search = validate11;
 const schema12 = {
+    "$id": "issues__api_search",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "properties": {
+                "field": { "type": "string", "minLength": 1 },
+                "operator": {
+                    "type": "string",
+                    "enum": [
+                        "equals",
+                        "not_equals",
+                        "contains",
+                        "does_not_contain",
+                        "in",
+                        "not_in",
+                        "and",
+                        "or",
+                        "time_is_after",
+                        "time_is_before",
+                        "time_range",
+                        "string_contains",
+                        "string_does_not_contain",
+                        "is_set",
+                        "is_unset",
+                        "greater_than",
+                        "less_than",
+                        "greater_than_or_equals",
+                        "less_than_or_equals"
+                    ]
+                },
+                "value": { "type": "string" },
+                "values": { "type": "array", "items": { "type": "string" } },
+                "subfilters": { "type": "array", "items": { "type": "object" } }
+            },
+            "required": ["operator"],
+            "description": "A filter {\"field\": \"updated_at\", \"operator\": \"time_is_after\", \"value\": \"2025-01-01T00:00:00Z\"} or a compound {\"operator\": \"and\" | \"or\", \"subfilters\": [filters]} (at most 3 levels). Fields: created_at, updated_at, resolved_at and latest_message_activity_at (time_is_after, time_is_before, time_range; RFC 3339), account_id, requester_id, assignee_id, ticket_form_id and issue_type (equals, in, not_in, is_set, is_unset), team_id, follower_user_id, follower_contact_id and state (equals, in, not_in), tags (contains, does_not_contain, in, not_in), title and body_html (string_contains, string_does_not_contain), and custom field slugs. in and not_in take values (an array), the others value."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
+function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.filter === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "filter") || (key0 === "cursor")) || (key0 === "limit"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.filter !== undefined) {
+        let data0 = data.filter;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.operator === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "operator" },
+                    message: "must have required property '" + "operator" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.field !== undefined) {
+                let data1 = data0.field;
+                if (typeof data1 === "string") {
+                    if (func2(data1) < 1) {
+                        const err3 = {
+                            instancePath: instancePath + "/filter/field",
+                            schemaPath: "#/properties/filter/properties/field/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
+                        if (vErrors === null) {
+                            vErrors = [err3];
+                        }
+                        else {
+                            vErrors.push(err3);
+                        }
+                        errors++;
+                    }
+                }
+                else {
+                    const err4 = {
+                        instancePath: instancePath + "/filter/field",
+                        schemaPath: "#/properties/filter/properties/field/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.operator !== undefined) {
+                let data2 = data0.operator;
+                if (typeof data2 !== "string") {
+                    const err5 = {
+                        instancePath: instancePath + "/filter/operator",
+                        schemaPath: "#/properties/filter/properties/operator/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+                if (!(((((((((((((((((((data2 === "equals") || (data2 === "not_equals")) || (data2 === "contains")) || (data2 === "does_not_contain")) || (data2 === "in")) || (data2 === "not_in")) || (data2 === "and")) || (data2 === "or")) || (data2 === "time_is_after")) || (data2 === "time_is_before")) || (data2 === "time_range")) || (data2 === "string_contains")) || (data2 === "string_does_not_contain")) || (data2 === "is_set")) || (data2 === "is_unset")) || (data2 === "greater_than")) || (data2 === "less_than")) || (data2 === "greater_than_or_equals")) || (data2 === "less_than_or_equals"))) {
+                    const err6 = {
+                        instancePath: instancePath + "/filter/operator",
+                        schemaPath: "#/properties/filter/properties/operator/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema12.properties.filter.properties.operator.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.value !== undefined) {
+                if (typeof data0.value !== "string") {
+                    const err7 = {
+                        instancePath: instancePath + "/filter/value",
+                        schemaPath: "#/properties/filter/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err7];
+                    }
+                    else {
+                        vErrors.push(err7);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.values !== undefined) {
+                let data4 = data0.values;
+                if (Array.isArray(data4)) {
+                    const len0 = data4.length;
+                    for (let i0 = 0; i0 < len0; i0++) {
+                        if (typeof data4[i0] !== "string") {
+                            const err8 = {
+                                instancePath: instancePath + "/filter/values/" + i0,
+                                schemaPath: "#/properties/filter/properties/values/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err8];
+                            }
+                            else {
+                                vErrors.push(err8);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err9 = {
+                        instancePath: instancePath + "/filter/values",
+                        schemaPath: "#/properties/filter/properties/values/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err9];
+                    }
+                    else {
+                        vErrors.push(err9);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.subfilters !== undefined) {
+                let data6 = data0.subfilters;
+                if (Array.isArray(data6)) {
+                    const len1 = data6.length;
+                    for (let i1 = 0; i1 < len1; i1++) {
+                        let data7 = data6[i1];
+                        if (!(data7 && typeof data7 == "object" && !Array.isArray(data7))) {
+                            const err10 = {
+                                instancePath: instancePath + "/filter/subfilters/" + i1,
+                                schemaPath: "#/properties/filter/properties/subfilters/items/type",
+                                keyword: "type",
+                                params: { type: "object" },
+                                message: "must be object"
+                            };
+                            if (vErrors === null) {
+                                vErrors = [err10];
+                            }
+                            else {
+                                vErrors.push(err10);
+                            }
+                            errors++;
+                        }
+                    }
+                }
+                else {
+                    const err11 = {
+                        instancePath: instancePath + "/filter/subfilters",
+                        schemaPath: "#/properties/filter/properties/subfilters/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err11];
+                    }
+                    else {
+                        vErrors.push(err11);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err12 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.cursor !== undefined) {
+        let data8 = data.cursor;
+        if (typeof data8 === "string") {
+            if (func2(data8) < 1) {
+                const err13 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err13];
+                }
+                else {
+                    vErrors.push(err13);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err14 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.limit !== undefined) {
+        let data9 = data.limit;
+        if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
+            const err15 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+        if (typeof data9 == "number") {
+            if (data9 > 999 || isNaN(data9)) {
+                const err16 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
+                if (vErrors === null) {
+                    vErrors = [err16];
+                }
+                else {
+                    vErrors.push(err16);
+                }
+                errors++;
+            }
+            if (data9 < 1 || isNaN(data9)) {
+                const err17 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err17];
+                }
+                else {
+                    vErrors.push(err17);
+                }
+                errors++;
+            }
+        }
+    }
+}
+else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err18];
+    }
+    else {
+        vErrors.push(err18);
+    }
+    errors++;
+} validate11.errors = vErrors; return errors === 0; }
+export const issues__create = validate12;
+const schema13 = {
     "$id": "issues__create",
     "type": "object",
     "properties": {
@@ -228,8 +627,8 @@ const schema12 = {
     "required": ["title", "body_html"],
     "additionalProperties": false
 };
-const func3 = Object.prototype.hasOwnProperty;
-function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+const func5 = Object.prototype.hasOwnProperty;
+function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === undefined) {
         const err0 = {
             instancePath,
@@ -263,7 +662,7 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema12.properties, key0))) {
+        if (!(func5.call(schema13.properties, key0))) {
             const err2 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -377,7 +776,7 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/priority",
                 schemaPath: "#/properties/priority/enum",
                 keyword: "enum",
-                params: { allowedValues: schema12.properties.priority.enum },
+                params: { allowedValues: schema13.properties.priority.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -529,16 +928,16 @@ else {
         vErrors.push(err16);
     }
     errors++;
-} validate11.errors = vErrors; return errors === 0; }
-export const issues__get = validate12;
-const schema13 = {
+} validate12.errors = vErrors; return errors === 0; }
+export const issues__get = validate13;
+const schema14 = {
     "$id": "issues__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or number of the issue." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -620,9 +1019,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate12.errors = vErrors; return errors === 0; }
-export const issues__update = validate13;
-const schema14 = {
+} validate13.errors = vErrors; return errors === 0; }
+export const issues__update = validate14;
+const schema15 = {
     "$id": "issues__update",
     "type": "object",
     "properties": {
@@ -644,7 +1043,7 @@ const schema14 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -857,16 +1256,16 @@ else {
         vErrors.push(err11);
     }
     errors++;
-} validate13.errors = vErrors; return errors === 0; }
-export const issues__delete = validate14;
-const schema15 = {
+} validate14.errors = vErrors; return errors === 0; }
+export const issues__delete = validate15;
+const schema16 = {
     "$id": "issues__delete",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the issue." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -948,9 +1347,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate14.errors = vErrors; return errors === 0; }
-export const issue_replies__create = validate15;
-const schema16 = {
+} validate15.errors = vErrors; return errors === 0; }
+export const issue_replies__create = validate16;
+const schema17 = {
     "$id": "issue_replies__create",
     "type": "object",
     "properties": {
@@ -964,7 +1363,7 @@ const schema16 = {
     "required": ["issue_id", "body_html", "message_id"],
     "additionalProperties": false
 };
-function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_replies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_replies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1228,9 +1627,9 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate15.errors = vErrors; return errors === 0; }
-export const issue_assignments__update = validate16;
-const schema17 = {
+} validate16.errors = vErrors; return errors === 0; }
+export const issue_assignments__update = validate17;
+const schema18 = {
     "$id": "issue_assignments__update",
     "type": "object",
     "properties": {
@@ -1241,7 +1640,7 @@ const schema17 = {
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_assignments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_assignments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1359,9 +1758,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate16.errors = vErrors; return errors === 0; }
-export const issue_statuses__list = validate17;
-const schema18 = {
+} validate17.errors = vErrors; return errors === 0; }
+export const issue_statuses__list = validate18;
+const schema19 = {
     "$id": "issue_statuses__list",
     "type": "object",
     "properties": {
@@ -1373,7 +1772,7 @@ const schema18 = {
     },
     "additionalProperties": false
 };
-function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -1439,9 +1838,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate17.errors = vErrors; return errors === 0; }
-export const issue_statuses__update = validate18;
-const schema19 = {
+} validate18.errors = vErrors; return errors === 0; }
+export const issue_statuses__update = validate19;
+const schema20 = {
     "$id": "issue_statuses__update",
     "type": "object",
     "properties": {
@@ -1455,7 +1854,7 @@ const schema19 = {
     "required": ["issue_id", "state"],
     "additionalProperties": false
 };
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1590,9 +1989,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const messages__list = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const messages__list = validate20;
+const schema21 = {
     "$id": "messages__list",
     "type": "object",
     "properties": {
@@ -1606,7 +2005,7 @@ const schema20 = {
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1725,9 +2124,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const issue_notes__create = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const issue_notes__create = validate21;
+const schema22 = {
     "$id": "issue_notes__create",
     "type": "object",
     "properties": {
@@ -1745,7 +2144,7 @@ const schema21 = {
     "required": ["issue_id", "body_html"],
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -1992,16 +2391,16 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const issue_threads__list = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const issue_threads__list = validate22;
+const schema23 = {
     "$id": "issue_threads__list",
     "type": "object",
     "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." } },
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -2083,9 +2482,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const issue_threads__create = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const issue_threads__create = validate23;
+const schema24 = {
     "$id": "issue_threads__create",
     "type": "object",
     "properties": {
@@ -2095,7 +2494,7 @@ const schema23 = {
     "required": ["issue_id"],
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
         const err0 = {
             instancePath,
@@ -2195,9 +2594,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const accounts__list = validate23;
-const schema24 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const accounts__list = validate24;
+const schema25 = {
     "$id": "accounts__list",
     "type": "object",
     "properties": {
@@ -2216,7 +2615,7 @@ const schema24 = {
     },
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -2335,9 +2734,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const accounts__create = validate24;
-const schema25 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const accounts__create = validate25;
+const schema26 = {
     "$id": "accounts__create",
     "type": "object",
     "properties": {
@@ -2380,7 +2779,7 @@ const schema25 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -2398,7 +2797,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema25.properties, key0))) {
+        if (!(func5.call(schema26.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2475,7 +2874,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/account_type",
                 schemaPath: "#/properties/account_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema25.properties.account_type.enum },
+                params: { allowedValues: schema26.properties.account_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -2794,16 +3193,16 @@ else {
         vErrors.push(err21);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const accounts__get = validate25;
-const schema26 = {
+} validate25.errors = vErrors; return errors === 0; }
+export const accounts__get = validate26;
+const schema27 = {
     "$id": "accounts__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2885,9 +3284,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const accounts__update = validate26;
-const schema27 = {
+} validate26.errors = vErrors; return errors === 0; }
+export const accounts__update = validate27;
+const schema28 = {
     "$id": "accounts__update",
     "type": "object",
     "properties": {
@@ -2927,7 +3326,7 @@ const schema27 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2945,7 +3344,7 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema27.properties, key0))) {
+        if (!(func5.call(schema28.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3361,9 +3760,9 @@ else {
         vErrors.push(err22);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const contacts__list = validate27;
-const schema28 = {
+} validate27.errors = vErrors; return errors === 0; }
+export const contacts__list = validate28;
+const schema29 = {
     "$id": "contacts__list",
     "type": "object",
     "properties": {
@@ -3381,7 +3780,7 @@ const schema28 = {
     },
     "additionalProperties": false
 };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -3500,9 +3899,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const contacts__create = validate28;
-const schema29 = {
+} validate28.errors = vErrors; return errors === 0; }
+export const contacts__create = validate29;
+const schema30 = {
     "$id": "contacts__create",
     "type": "object",
     "properties": {
@@ -3528,7 +3927,7 @@ const schema29 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -3546,7 +3945,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema29.properties, key0))) {
+        if (!(func5.call(schema30.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3858,16 +4257,16 @@ else {
         vErrors.push(err17);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const contacts__get = validate29;
-const schema30 = {
+} validate29.errors = vErrors; return errors === 0; }
+export const contacts__get = validate30;
+const schema31 = {
     "$id": "contacts__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the contact." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3949,9 +4348,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const contacts__update = validate30;
-const schema31 = {
+} validate30.errors = vErrors; return errors === 0; }
+export const contacts__update = validate31;
+const schema32 = {
     "$id": "contacts__update",
     "type": "object",
     "properties": {
@@ -3978,7 +4377,7 @@ const schema31 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3996,7 +4395,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema31.properties, key0))) {
+        if (!(func5.call(schema32.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -4345,9 +4744,9 @@ else {
         vErrors.push(err19);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const teams__list = validate31;
-const schema32 = {
+} validate31.errors = vErrors; return errors === 0; }
+export const teams__list = validate32;
+const schema33 = {
     "$id": "teams__list",
     "type": "object",
     "properties": {
@@ -4359,7 +4758,7 @@ const schema32 = {
     },
     "additionalProperties": false
 };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -4425,9 +4824,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const teams__create = validate32;
-const schema33 = {
+} validate32.errors = vErrors; return errors === 0; }
+export const teams__create = validate33;
+const schema34 = {
     "$id": "teams__create",
     "type": "object",
     "properties": {
@@ -4436,7 +4835,7 @@ const schema33 = {
     },
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "name") || (key0 === "user_ids"))) {
             const err0 = {
@@ -4542,16 +4941,16 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const teams__get = validate33;
-const schema34 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const teams__get = validate34;
+const schema35 = {
     "$id": "teams__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the team." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4633,9 +5032,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const teams__update = validate34;
-const schema35 = {
+} validate34.errors = vErrors; return errors === 0; }
+export const teams__update = validate35;
+const schema36 = {
     "$id": "teams__update",
     "type": "object",
     "properties": {
@@ -4646,7 +5045,7 @@ const schema35 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4805,9 +5204,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate34.errors = vErrors; return errors === 0; }
-export const tags__list = validate35;
-const schema36 = {
+} validate35.errors = vErrors; return errors === 0; }
+export const tags__list = validate36;
+const schema37 = {
     "$id": "tags__list",
     "type": "object",
     "properties": {
@@ -4819,7 +5218,7 @@ const schema36 = {
     },
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -4885,9 +5284,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const tags__create = validate36;
-const schema37 = {
+} validate36.errors = vErrors; return errors === 0; }
+export const tags__create = validate37;
+const schema38 = {
     "$id": "tags__create",
     "type": "object",
     "properties": {
@@ -4902,7 +5301,7 @@ const schema37 = {
     "required": ["value", "object_type"],
     "additionalProperties": false
 };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.value === undefined) {
         const err0 = {
             instancePath,
@@ -5013,7 +5412,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/object_type",
                 schemaPath: "#/properties/object_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema37.properties.object_type.enum },
+                params: { allowedValues: schema38.properties.object_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -5053,16 +5452,16 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const tags__get = validate37;
-const schema38 = {
+} validate37.errors = vErrors; return errors === 0; }
+export const tags__get = validate38;
+const schema39 = {
     "$id": "tags__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the tag." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5144,9 +5543,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const tags__update = validate38;
-const schema39 = {
+} validate38.errors = vErrors; return errors === 0; }
+export const tags__update = validate39;
+const schema40 = {
     "$id": "tags__update",
     "type": "object",
     "properties": {
@@ -5157,7 +5556,7 @@ const schema39 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5294,9 +5693,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
-export const users__list = validate39;
-const schema40 = {
+} validate39.errors = vErrors; return errors === 0; }
+export const users__list = validate40;
+const schema41 = {
     "$id": "users__list",
     "type": "object",
     "properties": {
@@ -5308,7 +5707,7 @@ const schema40 = {
     },
     "additionalProperties": false
 };
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5374,16 +5773,16 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
-export const users__get = validate40;
-const schema41 = {
+} validate40.errors = vErrors; return errors === 0; }
+export const users__get = validate41;
+const schema42 = {
     "$id": "users__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the user." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5465,9 +5864,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate40.errors = vErrors; return errors === 0; }
-export const custom_fields__list = validate41;
-const schema42 = {
+} validate41.errors = vErrors; return errors === 0; }
+export const custom_fields__list = validate42;
+const schema43 = {
     "$id": "custom_fields__list",
     "type": "object",
     "properties": {
@@ -5485,7 +5884,7 @@ const schema42 = {
     "required": ["object_type"],
     "additionalProperties": false
 };
-function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.object_type === undefined) {
         const err0 = {
             instancePath,
@@ -5543,7 +5942,7 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/object_type",
                 schemaPath: "#/properties/object_type/enum",
                 keyword: "enum",
-                params: { allowedValues: schema42.properties.object_type.enum },
+                params: { allowedValues: schema43.properties.object_type.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -5602,16 +6001,16 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate41.errors = vErrors; return errors === 0; }
-export const custom_fields__get = validate42;
-const schema43 = {
+} validate42.errors = vErrors; return errors === 0; }
+export const custom_fields__get = validate43;
+const schema44 = {
     "$id": "custom_fields__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the custom field." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5693,9 +6092,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate42.errors = vErrors; return errors === 0; }
-export const ticket_forms__list = validate43;
-const schema44 = {
+} validate43.errors = vErrors; return errors === 0; }
+export const ticket_forms__list = validate44;
+const schema45 = {
     "$id": "ticket_forms__list",
     "type": "object",
     "properties": {
@@ -5707,7 +6106,7 @@ const schema44 = {
     },
     "additionalProperties": false
 };
-function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5773,16 +6172,16 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate43.errors = vErrors; return errors === 0; }
-export const ticket_forms__get = validate44;
-const schema45 = {
+} validate44.errors = vErrors; return errors === 0; }
+export const ticket_forms__get = validate45;
+const schema46 = {
     "$id": "ticket_forms__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the ticket form." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -5864,9 +6263,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate44.errors = vErrors; return errors === 0; }
-export const user_roles__list = validate45;
-const schema46 = {
+} validate45.errors = vErrors; return errors === 0; }
+export const user_roles__list = validate46;
+const schema47 = {
     "$id": "user_roles__list",
     "type": "object",
     "properties": {
@@ -5878,7 +6277,7 @@ const schema46 = {
     },
     "additionalProperties": false
 };
-function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
             const err0 = {
@@ -5944,9 +6343,9 @@ else {
         vErrors.push(err3);
     }
     errors++;
-} validate45.errors = vErrors; return errors === 0; }
-export const tasks__list = validate46;
-const schema47 = {
+} validate46.errors = vErrors; return errors === 0; }
+export const tasks__list = validate47;
+const schema48 = {
     "$id": "tasks__list",
     "type": "object",
     "properties": {
@@ -5964,7 +6363,7 @@ const schema47 = {
     },
     "additionalProperties": false
 };
-function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -6083,16 +6482,16 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate46.errors = vErrors; return errors === 0; }
-export const tasks__get = validate47;
-const schema48 = {
+} validate47.errors = vErrors; return errors === 0; }
+export const tasks__get = validate48;
+const schema49 = {
     "$id": "tasks__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the task." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6174,9 +6573,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate47.errors = vErrors; return errors === 0; }
-export const tasks__create = validate48;
-const schema49 = {
+} validate48.errors = vErrors; return errors === 0; }
+export const tasks__create = validate49;
+const schema50 = {
     "$id": "tasks__create",
     "type": "object",
     "properties": {
@@ -6223,7 +6622,7 @@ const schema49 = {
     "required": ["title"],
     "additionalProperties": false
 };
-function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === undefined) {
         const err0 = {
             instancePath,
@@ -6241,7 +6640,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema49.properties, key0))) {
+        if (!(func5.call(schema50.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -6606,9 +7005,9 @@ else {
         vErrors.push(err20);
     }
     errors++;
-} validate48.errors = vErrors; return errors === 0; }
-export const tasks__update = validate49;
-const schema50 = {
+} validate49.errors = vErrors; return errors === 0; }
+export const tasks__update = validate50;
+const schema51 = {
     "$id": "tasks__update",
     "type": "object",
     "properties": {
@@ -6655,7 +7054,7 @@ const schema50 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -6673,7 +7072,7 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!(func3.call(schema50.properties, key0))) {
+        if (!(func5.call(schema51.properties, key0))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -7057,9 +7456,9 @@ else {
         vErrors.push(err21);
     }
     errors++;
-} validate49.errors = vErrors; return errors === 0; }
-export const projects__list = validate50;
-const schema51 = {
+} validate50.errors = vErrors; return errors === 0; }
+export const projects__list = validate51;
+const schema52 = {
     "$id": "projects__list",
     "type": "object",
     "properties": {
@@ -7077,7 +7476,7 @@ const schema51 = {
     },
     "additionalProperties": false
 };
-function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
             const err0 = {
@@ -7196,9 +7595,9 @@ else {
         vErrors.push(err6);
     }
     errors++;
-} validate50.errors = vErrors; return errors === 0; }
-export const projects__create = validate51;
-const schema52 = {
+} validate51.errors = vErrors; return errors === 0; }
+export const projects__create = validate52;
+const schema53 = {
     "$id": "projects__create",
     "type": "object",
     "properties": {
@@ -7221,7 +7620,7 @@ const schema52 = {
     "required": ["name", "account_id"],
     "additionalProperties": false
 };
-function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -7502,9 +7901,9 @@ else {
         vErrors.push(err15);
     }
     errors++;
-} validate51.errors = vErrors; return errors === 0; }
-export const projects__update = validate52;
-const schema53 = {
+} validate52.errors = vErrors; return errors === 0; }
+export const projects__update = validate53;
+const schema54 = {
     "$id": "projects__update",
     "type": "object",
     "properties": {
@@ -7527,7 +7926,7 @@ const schema53 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -7792,9 +8191,9 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate52.errors = vErrors; return errors === 0; }
-export const milestones__create = validate53;
-const schema54 = {
+} validate53.errors = vErrors; return errors === 0; }
+export const milestones__create = validate54;
+const schema55 = {
     "$id": "milestones__create",
     "type": "object",
     "properties": {
@@ -7806,7 +8205,7 @@ const schema54 = {
     "required": ["name", "project_id"],
     "additionalProperties": false
 };
-function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -7996,9 +8395,9 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate53.errors = vErrors; return errors === 0; }
-export const milestones__update = validate54;
-const schema55 = {
+} validate54.errors = vErrors; return errors === 0; }
+export const milestones__update = validate55;
+const schema56 = {
     "$id": "milestones__update",
     "type": "object",
     "properties": {
@@ -8009,7 +8408,7 @@ const schema55 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -8165,10 +8564,10 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate54.errors = vErrors; return errors === 0; }
-export const knowledge_bases__list = validate55;
-const schema56 = { "$id": "knowledge_bases__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate55(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate55.errors = vErrors; return errors === 0; }
+export const knowledge_bases__list = validate56;
+const schema57 = { "$id": "knowledge_bases__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -8195,16 +8594,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate55.errors = vErrors; return errors === 0; }
-export const knowledge_bases__get = validate56;
-const schema57 = {
+} validate56.errors = vErrors; return errors === 0; }
+export const knowledge_bases__get = validate57;
+const schema58 = {
     "$id": "knowledge_bases__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="knowledge_bases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -8286,9 +8685,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate56.errors = vErrors; return errors === 0; }
-export const articles__list = validate57;
-const schema58 = {
+} validate57.errors = vErrors; return errors === 0; }
+export const articles__list = validate58;
+const schema59 = {
     "$id": "articles__list",
     "type": "object",
     "properties": {
@@ -8309,7 +8708,7 @@ const schema58 = {
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate57(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -8499,9 +8898,9 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate57.errors = vErrors; return errors === 0; }
-export const articles__get = validate58;
-const schema59 = {
+} validate58.errors = vErrors; return errors === 0; }
+export const articles__get = validate59;
+const schema60 = {
     "$id": "articles__get",
     "type": "object",
     "properties": {
@@ -8512,7 +8911,7 @@ const schema59 = {
     "required": ["knowledge_base_id", "article_id"],
     "additionalProperties": false
 };
-function validate58(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -8665,9 +9064,9 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate58.errors = vErrors; return errors === 0; }
-export const articles__create = validate59;
-const schema60 = {
+} validate59.errors = vErrors; return errors === 0; }
+export const articles__create = validate60;
+const schema61 = {
     "$id": "articles__create",
     "type": "object",
     "properties": {
@@ -8694,7 +9093,7 @@ const schema60 = {
     "required": ["knowledge_base_id", "title", "body_html", "author_user_id"],
     "additionalProperties": false
 };
-function validate59(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -9026,9 +9425,9 @@ else {
         vErrors.push(err18);
     }
     errors++;
-} validate59.errors = vErrors; return errors === 0; }
-export const articles__update = validate60;
-const schema61 = {
+} validate60.errors = vErrors; return errors === 0; }
+export const articles__update = validate61;
+const schema62 = {
     "$id": "articles__update",
     "type": "object",
     "properties": {
@@ -9047,7 +9446,7 @@ const schema61 = {
     "required": ["knowledge_base_id", "article_id"],
     "additionalProperties": false
 };
-function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -9329,9 +9728,9 @@ else {
         vErrors.push(err15);
     }
     errors++;
-} validate60.errors = vErrors; return errors === 0; }
-export const collections__list = validate61;
-const schema62 = {
+} validate61.errors = vErrors; return errors === 0; }
+export const collections__list = validate62;
+const schema63 = {
     "$id": "collections__list",
     "type": "object",
     "properties": {
@@ -9340,7 +9739,7 @@ const schema62 = {
     "required": ["knowledge_base_id"],
     "additionalProperties": false
 };
-function validate61(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -9422,9 +9821,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate61.errors = vErrors; return errors === 0; }
-export const collections__get = validate62;
-const schema63 = {
+} validate62.errors = vErrors; return errors === 0; }
+export const collections__get = validate63;
+const schema64 = {
     "$id": "collections__get",
     "type": "object",
     "properties": {
@@ -9434,7 +9833,7 @@ const schema63 = {
     "required": ["knowledge_base_id", "collection_id"],
     "additionalProperties": false
 };
-function validate62(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -9569,9 +9968,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate62.errors = vErrors; return errors === 0; }
-export const collections__create = validate63;
-const schema64 = {
+} validate63.errors = vErrors; return errors === 0; }
+export const collections__create = validate64;
+const schema65 = {
     "$id": "collections__create",
     "type": "object",
     "properties": {
@@ -9588,7 +9987,7 @@ const schema64 = {
     "required": ["knowledge_base_id", "title"],
     "additionalProperties": false
 };
-function validate63(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
         const err0 = {
             instancePath,
@@ -9796,10 +10195,10 @@ else {
         vErrors.push(err11);
     }
     errors++;
-} validate63.errors = vErrors; return errors === 0; }
-export const me__get = validate64;
-const schema65 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
-function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate64.errors = vErrors; return errors === 0; }
+export const me__get = validate65;
+const schema66 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
+function validate65(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -9826,4 +10225,4 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate64.errors = vErrors; return errors === 0; }
+} validate65.errors = vErrors; return errors === 0; }

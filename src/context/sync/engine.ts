@@ -357,7 +357,7 @@ export class ConnectorSync {
   /**
    * Every page of `entity`'s list for one parent context (or the whole list for a root entity); an
    * incremental walk calls the change filter's action with the filter added. An entity with a `window` is
-   * read range by range, each to its last page.
+   * listed range by range, each to its last page.
    */
   private async *pages(name: string, context: Record<string, unknown>, walk: Walk = this.fullWalk(name)): AsyncGenerator<unknown[]> {
     const { action, decision } = walk;
@@ -369,7 +369,8 @@ export class ConnectorSync {
     const filter = changeFilterOf(entity);
     if (decision.mode === 'incremental' && filter && decision.since)
       base = { ...base, ...changeFilterParams(filter, action, decision.since, base, walk.now), ...entity.search.removed?.incrementalParams };
-    const window = entity.search.window;
+    // The window fills the list's range params; an incremental walk through api_search has its change filter instead.
+    const window = walk.actionName === 'list' ? entity.search.window : undefined;
     const parentMayBeGone = entity.search.fanOut !== undefined;
     if (!window) {
       yield* this.pagesFrom(name, base, walk, describeContext(context), parentMayBeGone);
