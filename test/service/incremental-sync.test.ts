@@ -1391,7 +1391,7 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(await syncResult(id, 'issues')).toMatchObject({ status: 'ready', mode: 'incremental', deleted: 0, record_count: 2 });
   });
 
-  it('Intercom: contacts changed since the mark come from the search endpoint (api_search) with an updated_at query', async () => {
+  it('Intercom: contacts changed since the mark come from the search endpoint (api_search) with an updated_at query two days back (it compares days)', async () => {
     const id = await create({ connector_type: 'intercom', name: 'Intercom', credentials: { access_token: 'intercom-secret-token' } });
     const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-secret-token');
     const base = Math.floor(Date.now() / 1000) - 3600;
@@ -1413,11 +1413,11 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: new Date((base + 60) * 1000).toISOString() });
 
     api()
-      .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150 } })
+      .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 172_800) }, pagination: { per_page: 150 } })
       .reply(200, { type: 'list', data: [contact(3, base + 120)], pages: { type: 'pages', per_page: 150, next: { starting_after: 'cursor-2' } } });
     api()
       .post('/contacts/search', {
-        query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) },
+        query: { field: 'updated_at', operator: '>', value: String(base + 60 - 172_800) },
         pagination: { per_page: 150, starting_after: 'cursor-2' },
       })
       .reply(200, { type: 'list', data: [contact(1, base + 180)], pages: { type: 'pages', per_page: 150 } });

@@ -582,9 +582,9 @@ export const definition: ConnectorDefinition = {
           "template": "{\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"{value}\"}",
           "field": "updated_at",
           "fieldFormat": "unix_seconds",
-          "overlapSeconds": 300,
+          "overlapSeconds": 172800,
           "fullSweepHours": 24,
-          "docs": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/contacts/searchcontacts"
+          "docs": "https://developers.intercom.com/docs/references/2.7/rest-api/api.intercom.io/Contacts/SearchContacts/"
         },
         "confirmDeletion": {
           "action": "get",
