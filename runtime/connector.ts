@@ -244,6 +244,11 @@ export class Connector {
       const issue = guards[guard.name](guard.param, params[guard.param]);
       if (issue) issues.push(issue);
     }
+    for (const [name, param] of Object.entries(action.params)) {
+      if (param.in !== 'path' || params[name] === undefined || issues.some((i) => i.field === name)) continue;
+      const issue = pathSegmentIssue(name, param.valueTemplate === undefined ? String(params[name]) : param.valueTemplate.replace('{value}', String(params[name])));
+      if (issue) issues.push(issue);
+    }
     if (issues.length > 0) {
       throw new ValidationError(`Invalid params for ${entityName}.${actionName}: ${issues.map((i) => i.message).join('; ')}.`, issues);
     }
@@ -425,4 +430,16 @@ export class Connector {
     if (keepAtMost !== undefined && Array.isArray(result.data) && result.data.length > keepAtMost) result.data = result.data.slice(0, keepAtMost) as TData;
     return result;
   }
+}
+
+/**
+ * A path param that is empty, "." or ".." would send the request elsewhere: URL parsing drops an empty
+ * segment's meaning and resolves dot segments (encoded or not), so `{id}` = ".." on
+ * /issue/{key}/comment/{id} reaches /issue/{key}/ (another action, past an allow-list).
+ */
+function pathSegmentIssue(name: string, value: string): ErrorIssue | undefined {
+  if (value === '') return { field: name, rule: 'path_segment', message: `${name} must not be empty: it is a segment of the request path` };
+  if (value === '.' || value === '..')
+    return { field: name, rule: 'path_segment', message: `${name} must not be "${value}": as a segment of the request path it would name another URL` };
+  return undefined;
 }

@@ -1,6 +1,7 @@
 import ky from 'ky';
 import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
 import { pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
+import { isInternalHost } from './internal-hosts.js';
 
 export interface HttpOptions {
   /** Per-request timeout. */
@@ -109,6 +110,8 @@ async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<Htt
  * - an idempotent request follows at most options.maxRedirects redirects (http and https only);
  *   once a redirect leaves the request's origin, every header whose value comes from credentials or
  *   tokens (request.credentialHeaders) is dropped from that hop and every later one;
+ * - a redirect to localhost or a loopback, private or link-local address is refused, unless the vendor
+ *   itself is at such an address;
  * - 303, and 301/302 after a POST, continue as a GET without a body; 307/308 repeat the method and body.
  */
 async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
@@ -135,6 +138,13 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     }
     if (target.protocol !== 'https:' && target.protocol !== 'http:') {
       throw new UpstreamError(`${said} over ${target.protocol.replace(/:$/, '')}, which this service does not follow.`, { upstreamStatus: response.status });
+    }
+    // A vendor's redirect (or an open redirect on its site) must not turn the service into a reader of its
+    // own network: an internal address is followed only from a vendor that is itself at one (a test double).
+    if (target.origin !== origin && isInternalHost(target.hostname) && !isInternalHost(new URL(origin).hostname)) {
+      throw new UpstreamError(`${said}, an address of this machine or its private network, which this service does not follow.`, {
+        upstreamStatus: response.status,
+      });
     }
     if (hop >= options.maxRedirects) {
       throw new UpstreamError(`${said}, after ${options.maxRedirects} redirects already: the most a request follows.`, { upstreamStatus: response.status });

@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createConnector, UpstreamError } from '../../runtime/index.js';
+import { createConnector, UpstreamError, ValidationError } from '../../runtime/index.js';
 
 interface Seen {
   method: string;
@@ -105,6 +105,26 @@ describe('redirects of requests that change data', () => {
   });
 });
 
+describe('path params', () => {
+  it('refuses ".", ".." and "" before any request: as path segments they would reach another endpoint', async () => {
+    const jira = createConnector('jira', { credentials: { email: 'a@example.com', api_token: 'jira-token' }, config: { subdomain: 'acme' }, baseUrl: vendor.origin });
+    for (const id of ['..', '.', '']) {
+      const error = (await jira.execute('issue_comments', 'delete', { issueIdOrKey: 'ABC-1', id }).catch((e: unknown) => e)) as ValidationError;
+      expect(error, JSON.stringify(id)).toBeInstanceOf(ValidationError);
+      expect(error.issues.map((i) => [i.field, i.rule])).toEqual([['id', expect.stringMatching(/^(path_segment|minLength)$/)]]);
+    }
+    const dots = (await jira.execute('issues', 'get', { issueIdOrKey: '..' }).catch((e: unknown) => e)) as ValidationError;
+    expect(dots.issues).toEqual([
+      { field: 'issueIdOrKey', rule: 'path_segment', message: 'issueIdOrKey must not be "..": as a segment of the request path it would name another URL' },
+    ]);
+    expect(vendor.seen).toEqual([]);
+    // Dots inside a value are part of it.
+    vendor.handle = (_seen, response) => json(response, 200, { id: '1', key: 'A.B-1' });
+    await jira.execute('issues', 'get', { issueIdOrKey: 'A.B-1' });
+    expect(vendor.seen.map((s) => s.url)).toEqual(['/rest/api/3/issue/A.B-1']);
+  });
+});
+
 describe('redirects of reads', () => {
   it('follows a same-origin redirect, keeping the credential headers', async () => {
     vendor.handle = (seen, response) => (seen.url.startsWith('/moved/') ? json(response, 200, campaignsPage) : redirect(response, 302, `/moved${seen.url}`));
@@ -147,6 +167,24 @@ describe('redirects of reads', () => {
     expect(vendor.seen).toHaveLength(2);
     expect(vendor.seen[1]?.url).toBe('/back');
     expect(vendor.seen[1]?.headers).not.toHaveProperty('access-token');
+  });
+
+  it("refuses a vendor's redirect to this machine or its private network, so its answer never reaches the caller", async () => {
+    foreign.handle = (_seen, response) => json(response, 200, { users: [{ id: 666 }], links: { next: null } });
+    for (const location of [`${foreign.origin}/steal`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]:8080/', 'http://localhost/admin', 'http://10.1.2.3/']) {
+      const scope = nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location });
+      const error = (await createConnector('harvest', { credentials: HARVEST, http: noRetry })
+        .execute('users', 'list')
+        .catch((e: unknown) => e)) as UpstreamError;
+      expect(error, location).toBeInstanceOf(UpstreamError);
+      expect(error.message).toContain(`redirecting to ${new URL(location).host}, an address of this machine or its private network`);
+      expect(scope.isDone()).toBe(true);
+    }
+    expect(foreign.seen).toEqual([]);
+    // A public host is still followed, without the credentials.
+    nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location: 'https://files.example.com/users' });
+    nock('https://files.example.com').get('/users').reply(200, { users: [], links: { next: null } });
+    expect((await createConnector('harvest', { credentials: HARVEST, http: noRetry }).execute('users', 'list')).data).toEqual([]);
   });
 
   it('stops a redirect loop after maxRedirects (3 by default): 4 requests, then an upstream error', async () => {
