@@ -246,7 +246,10 @@ export class Connector {
     }
     for (const [name, param] of Object.entries(action.params)) {
       if (param.in !== 'path' || params[name] === undefined || issues.some((i) => i.field === name)) continue;
-      const issue = pathSegmentIssue(name, param.valueTemplate === undefined ? String(params[name]) : param.valueTemplate.replace('{value}', String(params[name])));
+      const issue = pathSegmentIssue(
+        name,
+        param.valueTemplate === undefined ? String(params[name]) : param.valueTemplate.replace('{value}', String(params[name])),
+      );
       if (issue) issues.push(issue);
     }
     if (issues.length > 0) {

@@ -107,7 +107,11 @@ describe('redirects of requests that change data', () => {
 
 describe('path params', () => {
   it('refuses ".", ".." and "" before any request: as path segments they would reach another endpoint', async () => {
-    const jira = createConnector('jira', { credentials: { email: 'a@example.com', api_token: 'jira-token' }, config: { subdomain: 'acme' }, baseUrl: vendor.origin });
+    const jira = createConnector('jira', {
+      credentials: { email: 'a@example.com', api_token: 'jira-token' },
+      config: { subdomain: 'acme' },
+      baseUrl: vendor.origin,
+    });
     for (const id of ['..', '.', '']) {
       const error = (await jira.execute('issue_comments', 'delete', { issueIdOrKey: 'ABC-1', id }).catch((e: unknown) => e)) as ValidationError;
       expect(error, JSON.stringify(id)).toBeInstanceOf(ValidationError);
@@ -171,7 +175,13 @@ describe('redirects of reads', () => {
 
   it("refuses a vendor's redirect to this machine or its private network, so its answer never reaches the caller", async () => {
     foreign.handle = (_seen, response) => json(response, 200, { users: [{ id: 666 }], links: { next: null } });
-    for (const location of [`${foreign.origin}/steal`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]:8080/', 'http://localhost/admin', 'http://10.1.2.3/']) {
+    for (const location of [
+      `${foreign.origin}/steal`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]:8080/',
+      'http://localhost/admin',
+      'http://10.1.2.3/',
+    ]) {
       const scope = nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location });
       const error = (await createConnector('harvest', { credentials: HARVEST, http: noRetry })
         .execute('users', 'list')
@@ -183,7 +193,9 @@ describe('redirects of reads', () => {
     expect(foreign.seen).toEqual([]);
     // A public host is still followed, without the credentials.
     nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location: 'https://files.example.com/users' });
-    nock('https://files.example.com').get('/users').reply(200, { users: [], links: { next: null } });
+    nock('https://files.example.com')
+      .get('/users')
+      .reply(200, { users: [], links: { next: null } });
     expect((await createConnector('harvest', { credentials: HARVEST, http: noRetry }).execute('users', 'list')).data).toEqual([]);
   });
 
