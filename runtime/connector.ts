@@ -13,7 +13,7 @@ import { getPath } from './paths.js';
 import { buildFollowRequest, buildRequest, resolveBaseUrl, type Target } from './request.js';
 import { renderTemplate, type TemplateContext } from './templates.js';
 import { errorInBody, upstreamError } from './upstream-errors.js';
-import { issuesFromValidator, type CompiledValidator } from './validation.js';
+import { depthIssue, issuesFromValidator, type CompiledValidator } from './validation.js';
 
 export interface ConnectorOptions {
   /** Credential fields of one auth option; `option_title` selects the option when several could match. */
@@ -210,6 +210,8 @@ export class Connector {
     const action = this.action(entityName, actionName);
     const validator = own(this.validators, validatorName(entityName, actionName));
     if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
+    const tooDeep = depthIssue(input);
+    if (tooDeep) throw new ValidationError(`Invalid params for ${entityName}.${actionName}: ${tooDeep.message}.`, [tooDeep]);
     const { params, keepAtMost, limitProblem, aliasConflicts } = prepareParams(action, this.withConfigParams(entityName, actionName, input));
     const issues: ErrorIssue[] = [];
     for (const { param, names } of aliasConflicts ?? []) {

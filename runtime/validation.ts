@@ -71,3 +71,25 @@ export function issuesFromValidator(errors: ValidatorError[], rootName = 'params
   }
   return issues;
 }
+
+/** How deeply params may nest objects and arrays: far beyond any vendor's body, short of a stack overflow. */
+export const MAX_PARAMS_DEPTH = 64;
+
+/**
+ * The first place where `params` nests deeper than MAX_PARAMS_DEPTH, as an issue, or undefined. Walked
+ * without recursion: the value may be nested thousands deep.
+ */
+export function depthIssue(params: Record<string, unknown>): ErrorIssue | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: params, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_PARAMS_DEPTH) {
+      return { field: path, rule: 'max_depth', message: `${path} nests objects and arrays more than ${MAX_PARAMS_DEPTH} deep`, limit: MAX_PARAMS_DEPTH };
+    }
+    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, index) => [`[${index}]`, item]) : Object.entries(value);
+    for (const [key, item] of entries)
+      stack.push({ value: item, path: key.startsWith('[') ? `${path}${key}` : path === '' ? key : `${path}.${key}`, depth: depth + 1 });
+  }
+  return undefined;
+}

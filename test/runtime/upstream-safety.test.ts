@@ -129,6 +129,31 @@ describe('path params', () => {
   });
 });
 
+describe('nesting', () => {
+  it('refuses params nested more than 64 deep with the path where they do, before any request (a deeper value overflowed the stack)', async () => {
+    const jira = createConnector('jira', {
+      credentials: { email: 'a@example.com', api_token: 'jira-token' },
+      config: { subdomain: 'acme' },
+      baseUrl: vendor.origin,
+    });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+    const error = (await jira
+      .execute('issues', 'create', { fields: { project: { key: 'ABC' }, summary: 's', issuetype: { name: 'Task' }, customfield_1: deep } })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([
+      {
+        field: `fields.customfield_1${'[0]'.repeat(63)}`,
+        rule: 'max_depth',
+        message: `fields.customfield_1${'[0]'.repeat(63)} nests objects and arrays more than 64 deep`,
+        limit: 64,
+      },
+    ]);
+    expect(vendor.seen).toEqual([]);
+  });
+});
+
 describe('redirects of reads', () => {
   it('follows a same-origin redirect, keeping the credential headers', async () => {
     vendor.handle = (seen, response) => (seen.url.startsWith('/moved/') ? json(response, 200, campaignsPage) : redirect(response, 302, `/moved${seen.url}`));

@@ -117,6 +117,23 @@ describe('bad input is a 4xx in the envelope', () => {
     expect(update.status).toBe(200);
   });
 
+  it('refuses params nested deeper than 64 with a 400 naming where, not a 500 (50,000 levels overflowed the stack)', async () => {
+    const before = vendorRequests;
+    for (const open of ['[', '{"a":']) {
+      const depth = 50_000;
+      const text = `{"entity":"users","action":"list","params":{"page":${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}}}`;
+      const response = await fetch(`${service.url}/api/v1/integrations/connectors/${connectorId}/execute`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.api.token}`, 'content-type': 'application/json' },
+        body: text,
+      });
+      const body = (await response.json()) as ErrorBody;
+      expect(response.status, JSON.stringify(body).slice(0, 300)).toBe(400);
+      expect(body.errors[0]).toMatchObject({ error_code: 'max_depth', field: expect.stringMatching(/^page(\[0\]|\.a)/) });
+    }
+    expect(vendorRequests).toBe(before);
+  });
+
   it('knows entities and actions by their own names only: toString, constructor, __proto__ are unknown', async () => {
     const before = vendorRequests;
     const cases = [
