@@ -18,6 +18,14 @@ export interface ParamDefinition extends Shape.Param {
   wire: string;
 }
 
+/**
+ * Whether a caller must give the param: a required param whose default the runtime sends when it is
+ * omitted (send_default) is filled, not demanded.
+ */
+export function callerMustGive(param: Shape.Param): boolean {
+  return param.required === true && !(param.sendDefault === true && param.schema.default !== undefined);
+}
+
 export type Source = Shape.Source;
 
 /** A page with fewer records than the limit ends the walk. */

@@ -1,4 +1,4 @@
-import type { ActionDefinition, JsonObject } from './definition.js';
+import { callerMustGive, type ActionDefinition, type JsonObject } from './definition.js';
 
 /**
  * The JSON Schema a params object of this action must satisfy. The generated validators are compiled
@@ -11,7 +11,7 @@ export function paramsSchema(action: ActionDefinition): JsonObject {
   for (const [name, param] of Object.entries(action.params)) {
     properties[name] =
       param.description !== undefined && param.schema.description === undefined ? { ...param.schema, description: param.description } : param.schema;
-    if (param.required) required.push(name);
+    if (callerMustGive(param)) required.push(name);
   }
   return {
     type: 'object',

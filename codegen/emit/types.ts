@@ -1,5 +1,5 @@
 import { IndentationText, Project, QuoteKind, VariableDeclarationKind, type OptionalKind, type PropertySignatureStructure } from 'ts-morph';
-import type { ConnectorDefinition, JsonObject, JsonValue } from '../../runtime/definition.js';
+import { callerMustGive, type ConnectorDefinition, type JsonObject, type JsonValue } from '../../runtime/definition.js';
 import { GENERATED_HEADER } from './header.js';
 
 export function pascalCase(name: string): string {
@@ -116,7 +116,7 @@ export function emitTypes(definition: ConnectorDefinition): string {
         docs: docs(action.description),
         properties: Object.entries(action.params).map(([name, param]) => ({
           name: propertyName(name),
-          hasQuestionToken: !param.required,
+          hasQuestionToken: !callerMustGive(param),
           type: schemaToType(param.schema),
           docs: docs(param.description ?? param.schema.description),
         })),
@@ -133,7 +133,7 @@ export function emitTypes(definition: ConnectorDefinition): string {
       }
       // Records come back from list-like actions and get; writes answer with vendor-specific shapes.
       const data = action.result === 'many' ? `${recordName}[]` : actionName === 'get' ? recordName : 'Record<string, unknown>';
-      const optional = Object.values(action.params).every((p) => !p.required);
+      const optional = Object.values(action.params).every((p) => !callerMustGive(p));
       const method = propertyName(camelCase(actionName));
       operationActions.push(`${propertyName(actionName)}: { params: ${paramsName}; data: ${data}; pagination: ${paginationType} };`);
       actionMembers.push(`${method}(params${optional ? '?' : ''}: ${paramsName}): Promise<ExecuteResult<${data}, ${paginationType}>>;`);

@@ -270,6 +270,22 @@ describe('jira issues.api_search', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('issues list takes one project id or key, sent as project = <project>, and no other JQL', async () => {
+    const scope = api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = ABC_2', fields: '*navigable' })
+      .reply(200, { issues: [i1], isLast: true });
+    expect((await jira().execute('issues', 'list', { project: 'ABC_2' })).data).toEqual([i1]);
+    expect(scope.isDone()).toBe(true);
+    for (const project of ['ABC OR created >= -3650d', 'ABC ORDER BY created', '10001 AND updated >= "-90m" OR project = XYZ', '"My project"']) {
+      const error = (await jira()
+        .execute('issues', 'list', { project })
+        .catch((e: unknown) => e)) as ValidationError;
+      expect(error, project).toBeInstanceOf(ValidationError);
+      expect(error.issues.map((i) => [i.field, i.rule])).toEqual([['project', 'pattern']]);
+    }
+  });
+
   it.each([
     'project = ABC',
     'assignee = currentUser()',

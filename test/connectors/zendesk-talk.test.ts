@@ -450,7 +450,7 @@ describe('zendesk-talk get', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Incremental exports (start_time required; next_page always returned)
+// Incremental exports (start_time required by Zendesk, 0 when omitted; next_page always returned)
 // ---------------------------------------------------------------------------------------------
 describe('zendesk-talk incremental exports', () => {
   it('calls list walks two pages with the start_time of the next_page URL, and ends at a page short of 1000', async () => {
@@ -497,12 +497,18 @@ describe('zendesk-talk incremental exports', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('requires start_time for the exports', async () => {
+  it('exports from start_time 0 (everything) when list is called without params, as the contract has it (Zendesk requires the param)', async () => {
+    const scope = api()
+      .get(`${BASE}/stats/incremental/calls`)
+      .query({ start_time: '0' })
+      .reply(200, { calls: [call1], count: 1, end_time: 1547635325, next_page: `${HOST}${BASE}/stats/incremental/calls.json?start_time=1547635325` });
+    expect((await talk().execute('calls', 'list', {})).data).toEqual([call1]);
+    expect(scope.isDone()).toBe(true);
     const err = await talk()
-      .execute('calls', 'list', {})
+      .execute('calls', 'list', { start_time: -1 })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'start_time', rule: 'required' })]);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'start_time', rule: 'minimum' })]);
   });
 });
 

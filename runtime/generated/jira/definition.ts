@@ -348,7 +348,8 @@ export const definition: ConnectorDefinition = {
               "in": "query",
               "schema": {
                 "type": "string",
-                "minLength": 1
+                "minLength": 1,
+                "pattern": "^([A-Za-z][A-Za-z0-9_]*|[0-9]+)( AND updated >= \"-[0-9]+m\" ORDER BY updated ASC)?$"
               },
               "required": true,
               "description": "Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= \"-90m\" ORDER BY updated ASC) to read only recently updated issues.",

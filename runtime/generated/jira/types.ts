@@ -28,7 +28,7 @@ export interface JiraIssuesListParams {
   /** Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= "-90m" ORDER BY updated ASC) to read only recently updated issues. */
   project: string;
   /** Comma-separated fields to return; the navigable fields by default. */
-  fields: string;
+  fields?: string;
   /** Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. */
   nextPageToken?: string;
   /** Issues per page (Jira returns at most 100 with the navigable fields). */

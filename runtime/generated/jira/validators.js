@@ -9,6 +9,7 @@ const schema11 = {
         "project": {
             "type": "string",
             "minLength": 1,
+            "pattern": "^([A-Za-z][A-Za-z0-9_]*|[0-9]+)( AND updated >= \"-[0-9]+m\" ORDER BY updated ASC)?$",
             "description": "Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= \"-90m\" ORDER BY updated ASC) to read only recently updated issues."
         },
         "fields": {
@@ -28,10 +29,11 @@ const schema11 = {
             "description": "Issues per page (Jira returns at most 100 with the navigable fields)."
         }
     },
-    "required": ["project", "fields"],
+    "required": ["project"],
     "additionalProperties": false
 };
 const func2 = require("ajv/dist/runtime/ucs2length").default;
+const pattern0 = new RegExp("^([A-Za-z][A-Za-z0-9_]*|[0-9]+)( AND updated >= \"-[0-9]+m\" ORDER BY updated ASC)?$", "u");
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.project === undefined) {
         const err0 = {
@@ -49,25 +51,9 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
-    if (data.fields === undefined) {
-        const err1 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "fields" },
-            message: "must have required property '" + "fields" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err1];
-        }
-        else {
-            vErrors.push(err1);
-        }
-        errors++;
-    }
     for (const key0 in data) {
         if (!((((key0 === "project") || (key0 === "fields")) || (key0 === "nextPageToken")) || (key0 === "maxResults"))) {
-            const err2 = {
+            const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
                 keyword: "additionalProperties",
@@ -75,10 +61,10 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 message: "must NOT have additional properties"
             };
             if (vErrors === null) {
-                vErrors = [err2];
+                vErrors = [err1];
             }
             else {
-                vErrors.push(err2);
+                vErrors.push(err1);
             }
             errors++;
         }
@@ -87,12 +73,28 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.project;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = {
+                const err2 = {
                     instancePath: instancePath + "/project",
                     schemaPath: "#/properties/project/minLength",
                     keyword: "minLength",
                     params: { limit: 1 },
                     message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (!pattern0.test(data0)) {
+                const err3 = {
+                    instancePath: instancePath + "/project",
+                    schemaPath: "#/properties/project/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^([A-Za-z][A-Za-z0-9_]*|[0-9]+)( AND updated >= \"-[0-9]+m\" ORDER BY updated ASC)?$" },
+                    message: "must match pattern \"" + "^([A-Za-z][A-Za-z0-9_]*|[0-9]+)( AND updated >= \"-[0-9]+m\" ORDER BY updated ASC)?$" + "\""
                 };
                 if (vErrors === null) {
                     vErrors = [err3];
@@ -267,7 +269,7 @@ const schema12 = {
     },
     "additionalProperties": false
 };
-const pattern0 = new RegExp("^[^,]+(,[^,]+){0,4}$", "u");
+const pattern1 = new RegExp("^[^,]+(,[^,]+){0,4}$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((((((key0 === "jql") || (key0 === "nextPageToken")) || (key0 === "maxResults")) || (key0 === "fields")) || (key0 === "expand")) || (key0 === "properties")) || (key0 === "fieldsByKeys")) || (key0 === "failFast"))) {
@@ -415,7 +417,7 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.properties !== undefined) {
         let data5 = data.properties;
         if (typeof data5 === "string") {
-            if (!pattern0.test(data5)) {
+            if (!pattern1.test(data5)) {
                 const err8 = {
                     instancePath: instancePath + "/properties",
                     schemaPath: "#/properties/properties/pattern",
@@ -2482,8 +2484,8 @@ const schema18 = {
     },
     "additionalProperties": false
 };
-const pattern1 = new RegExp("^(business|service_desk|software)(,(business|service_desk|software))*$", "u");
-const pattern2 = new RegExp("^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$", "u");
+const pattern2 = new RegExp("^(business|service_desk|software)(,(business|service_desk|software))*$", "u");
+const pattern3 = new RegExp("^(description|projectKeys|lead|issueTypes|url|insight)(,(description|projectKeys|lead|issueTypes|url|insight))*$", "u");
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(func5.call(schema18.properties, key0))) {
@@ -2841,7 +2843,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.typeKey !== undefined) {
         let data8 = data.typeKey;
         if (typeof data8 === "string") {
-            if (!pattern1.test(data8)) {
+            if (!pattern2.test(data8)) {
                 const err18 = {
                     instancePath: instancePath + "/typeKey",
                     schemaPath: "#/properties/typeKey/pattern",
@@ -2932,7 +2934,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.expand !== undefined) {
         let data11 = data.expand;
         if (typeof data11 === "string") {
-            if (!pattern2.test(data11)) {
+            if (!pattern3.test(data11)) {
                 const err23 = {
                     instancePath: instancePath + "/expand",
                     schemaPath: "#/properties/expand/pattern",
@@ -3086,7 +3088,7 @@ const schema19 = {
     "required": ["projectIdOrKey"],
     "additionalProperties": false
 };
-const pattern3 = new RegExp("^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$", "u");
+const pattern4 = new RegExp("^(description|issueTypes|lead|projectKeys|issueTypeHierarchy)(,(description|issueTypes|lead|projectKeys|issueTypeHierarchy))*$", "u");
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.projectIdOrKey === undefined) {
         const err0 = {
@@ -3162,7 +3164,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.expand !== undefined) {
         let data1 = data.expand;
         if (typeof data1 === "string") {
-            if (!pattern3.test(data1)) {
+            if (!pattern4.test(data1)) {
                 const err4 = {
                     instancePath: instancePath + "/expand",
                     schemaPath: "#/properties/expand/pattern",
@@ -3424,7 +3426,7 @@ const schema21 = {
     "required": ["accountId"],
     "additionalProperties": false
 };
-const pattern4 = new RegExp("^(groups|applicationRoles)(,(groups|applicationRoles))*$", "u");
+const pattern5 = new RegExp("^(groups|applicationRoles)(,(groups|applicationRoles))*$", "u");
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.accountId === undefined) {
         const err0 = {
@@ -3516,7 +3518,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.expand !== undefined) {
         let data1 = data.expand;
         if (typeof data1 === "string") {
-            if (!pattern4.test(data1)) {
+            if (!pattern5.test(data1)) {
                 const err5 = {
                     instancePath: instancePath + "/expand",
                     schemaPath: "#/properties/expand/pattern",
@@ -3901,7 +3903,7 @@ const schema24 = {
     },
     "additionalProperties": false
 };
-const pattern5 = new RegExp("^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$", "u");
+const pattern6 = new RegExp("^(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey)(,(key|stableId|lastUsed|screensCount|contextsCount|isLocked|searcherKey))*$", "u");
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_fields__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((((((key0 === "startAt") || (key0 === "maxResults")) || (key0 === "type")) || (key0 === "id")) || (key0 === "query")) || (key0 === "orderBy")) || (key0 === "expand"))) {
@@ -4227,7 +4229,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.expand !== undefined) {
         let data8 = data.expand;
         if (typeof data8 === "string") {
-            if (!pattern5.test(data8)) {
+            if (!pattern6.test(data8)) {
                 const err16 = {
                     instancePath: instancePath + "/expand",
                     schemaPath: "#/properties/expand/pattern",

@@ -161,7 +161,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up (then possibly the URL just requested); a page with fewer than 1000 records has no next_params, as the export has caught up: poll later from the pagination block's next_page. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
+  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports from start_time (Unix epoch seconds; 0, everything, when omitted). Zendesk always returns a next_page URL for them, also when the export has caught up (then possibly the URL just requested); a page with fewer than 1000 records has no next_params, as the export has caught up: poll later from the pagination block's next_page. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
   "check": {
     "entity": "phone_numbers",
     "action": "list",
@@ -2121,7 +2121,7 @@ export const definition: ConnectorDefinition = {
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
               },
               "required": true,
-              "sendDefault": false,
+              "sendDefault": true,
               "wire": "start_time"
             }
           },
@@ -2356,7 +2356,7 @@ export const definition: ConnectorDefinition = {
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
               },
               "required": true,
-              "sendDefault": false,
+              "sendDefault": true,
               "wire": "start_time"
             }
           },

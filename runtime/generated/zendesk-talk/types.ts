@@ -370,7 +370,7 @@ export interface ZendeskTalkCallsRecord {
 /** Incremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop. */
 export interface ZendeskTalkCallsListParams {
   /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. */
-  start_time: number;
+  start_time?: number;
 }
 
 export interface ZendeskTalkCallsListPagination {
@@ -410,7 +410,7 @@ export interface ZendeskTalkCallLegsRecord {
 /** Incremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop. */
 export interface ZendeskTalkCallLegsListParams {
   /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. */
-  start_time: number;
+  start_time?: number;
 }
 
 export interface ZendeskTalkCallLegsListPagination {
@@ -512,10 +512,10 @@ export type ZendeskTalkFacade = {
     list(params?: ZendeskTalkCurrentQueueActivityListParams): Promise<ExecuteResult<ZendeskTalkCurrentQueueActivityRecord[], never>>;
   };
   calls: {
-    list(params: ZendeskTalkCallsListParams): Promise<ExecuteResult<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>>;
+    list(params?: ZendeskTalkCallsListParams): Promise<ExecuteResult<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>>;
   };
   call_legs: {
-    list(params: ZendeskTalkCallLegsListParams): Promise<ExecuteResult<ZendeskTalkCallLegsRecord[], ZendeskTalkCallLegsListPagination>>;
+    list(params?: ZendeskTalkCallLegsListParams): Promise<ExecuteResult<ZendeskTalkCallLegsRecord[], ZendeskTalkCallLegsListPagination>>;
   };
 };
 
@@ -557,9 +557,9 @@ export const zendeskTalkFacade = (connector: Connector): ZendeskTalkFacade => ({
     list: (params = {}) => connector.execute<ZendeskTalkCurrentQueueActivityRecord[], never>("current_queue_activity", "list", { ...params }),
   },
   calls: {
-    list: (params) => connector.execute<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>("calls", "list", { ...params }),
+    list: (params = {}) => connector.execute<ZendeskTalkCallsRecord[], ZendeskTalkCallsListPagination>("calls", "list", { ...params }),
   },
   call_legs: {
-    list: (params) => connector.execute<ZendeskTalkCallLegsRecord[], ZendeskTalkCallLegsListPagination>("call_legs", "list", { ...params }),
+    list: (params = {}) => connector.execute<ZendeskTalkCallLegsRecord[], ZendeskTalkCallLegsListPagination>("call_legs", "list", { ...params }),
   },
 });

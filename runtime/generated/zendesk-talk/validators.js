@@ -1487,34 +1487,36 @@ const schema28 = {
             "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
         }
     },
-    "required": ["start_time"],
     "additionalProperties": false
 };
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.start_time === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "start_time" },
-            message: "must have required property '" + "start_time" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
     for (const key0 in data) {
         if (!(key0 === "start_time")) {
-            const err1 = {
+            const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
                 keyword: "additionalProperties",
                 params: { additionalProperty: key0 },
                 message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.start_time !== undefined) {
+        let data0 = data.start_time;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
             };
             if (vErrors === null) {
                 vErrors = [err1];
@@ -1524,28 +1526,9 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-    }
-    if (data.start_time !== undefined) {
-        let data0 = data.start_time;
-        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = {
-                instancePath: instancePath + "/start_time",
-                schemaPath: "#/properties/start_time/type",
-                keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err2];
-            }
-            else {
-                vErrors.push(err2);
-            }
-            errors++;
-        }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err3 = {
+                const err2 = {
                     instancePath: instancePath + "/start_time",
                     schemaPath: "#/properties/start_time/minimum",
                     keyword: "minimum",
@@ -1553,10 +1536,10 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 0"
                 };
                 if (vErrors === null) {
-                    vErrors = [err3];
+                    vErrors = [err2];
                 }
                 else {
-                    vErrors.push(err3);
+                    vErrors.push(err2);
                 }
                 errors++;
             }
@@ -1564,12 +1547,12 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err3];
     }
     else {
-        vErrors.push(err4);
+        vErrors.push(err3);
     }
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
@@ -1585,34 +1568,36 @@ const schema29 = {
             "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
         }
     },
-    "required": ["start_time"],
     "additionalProperties": false
 };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_legs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.start_time === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "start_time" },
-            message: "must have required property '" + "start_time" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
     for (const key0 in data) {
         if (!(key0 === "start_time")) {
-            const err1 = {
+            const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
                 keyword: "additionalProperties",
                 params: { additionalProperty: key0 },
                 message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.start_time !== undefined) {
+        let data0 = data.start_time;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
             };
             if (vErrors === null) {
                 vErrors = [err1];
@@ -1622,28 +1607,9 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
-    }
-    if (data.start_time !== undefined) {
-        let data0 = data.start_time;
-        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = {
-                instancePath: instancePath + "/start_time",
-                schemaPath: "#/properties/start_time/type",
-                keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err2];
-            }
-            else {
-                vErrors.push(err2);
-            }
-            errors++;
-        }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err3 = {
+                const err2 = {
                     instancePath: instancePath + "/start_time",
                     schemaPath: "#/properties/start_time/minimum",
                     keyword: "minimum",
@@ -1651,10 +1617,10 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     message: "must be >= 0"
                 };
                 if (vErrors === null) {
-                    vErrors = [err3];
+                    vErrors = [err2];
                 }
                 else {
-                    vErrors.push(err3);
+                    vErrors.push(err2);
                 }
                 errors++;
             }
@@ -1662,12 +1628,12 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
 }
 else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err3 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err3];
     }
     else {
-        vErrors.push(err4);
+        vErrors.push(err3);
     }
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
