@@ -17,6 +17,7 @@ import { createConnector, getConnector, type ConnectorView } from '../services/c
 import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
 import { completeConsent, ConsentError, consentFrameOrigin, startConsent } from '../services/oauth-flow.js';
+import { requireActiveClient } from '../services/organizations.js';
 import { listTemplateRows, presetConfig, templateDefinition, type TemplateRow } from '../services/source-templates.js';
 import { ensureWorkspace } from '../services/workspaces.js';
 import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateListPage, templatePage, type FormError, type OptionForm } from './connect-page.js';
@@ -350,6 +351,7 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
       keepOutOfCaches(reply);
       const body = request.body;
       const allowedOrigin = checkOrigin(body.allowed_origin);
+      await requireActiveClient(app.ctx.store.db, request.principal.clientId, request.principal.organizationId);
       const workspace = await ensureWorkspace(app.ctx.store.db, request.principal.organizationId, body.workspace_name);
       const ttl = app.ctx.config.connectTokenTtlSeconds ?? 900;
       const token = await issueWidgetToken(

@@ -4,7 +4,7 @@ import { BadRequestError } from '../errors.js';
 import { requestedOrganization } from '../plugins/authentication.js';
 import { keepOutOfCaches } from './no-store.js';
 import { issueToken } from '../security/tokens.js';
-import { authenticateClient } from '../services/organizations.js';
+import { authenticateClient, requireActiveClient } from '../services/organizations.js';
 import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
 import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses } from './shared-schemas.js';
@@ -81,6 +81,7 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       keepOutOfCaches(reply);
       const { organizationId, clientId } = request.principal;
+      await requireActiveClient(app.ctx.store.db, clientId, organizationId);
       const workspace = await ensureWorkspace(app.ctx.store.db, organizationId, request.body.workspace_name);
       const ttl = app.ctx.config.scopedTokenTtlSeconds ?? DEFAULT_SCOPED_TOKEN_TTL_SECONDS;
       const token = await issueToken({ clientId, organizationId, workspaceId: workspace.id }, app.ctx.keyring.derive('token-signing'), ttl);

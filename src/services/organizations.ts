@@ -68,6 +68,22 @@ export async function authenticateClient(
   );
 }
 
+/**
+ * Refuses a token whose client was revoked, or removed from the token's organization, since it was issued:
+ * the token itself stays valid until it expires, but mints no other token (scoped or widget).
+ */
+export async function requireActiveClient(db: Kysely<DatabaseSchema>, clientId: string, organizationId: string): Promise<void> {
+  const member = await db
+    .selectFrom('api_client_organizations')
+    .select('client_id')
+    .where('client_id', '=', clientId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  if (member === undefined) {
+    throw new UnauthorizedError('The API client of this token was revoked or removed from its organization: it can mint no other token.');
+  }
+}
+
 /** The ids among `organizationIds` that name no organization (ids that are not UUIDs included). */
 export async function findMissingOrganizations(db: Kysely<DatabaseSchema>, organizationIds: string[]): Promise<string[]> {
   const wellFormed = organizationIds.filter((id) => UUID_PATTERN.test(id));
@@ -113,7 +129,7 @@ export async function listClients(db: Kysely<DatabaseSchema>, organizationId?: s
   return [...clients.values()];
 }
 
-/** Deletes an API client: its secret stops working at once (tokens already issued expire within TOKEN_TTL_SECONDS). */
+/** Deletes an API client: its secret stops working at once, its tokens mint no other (they expire within TOKEN_TTL_SECONDS). */
 export async function revokeClient(db: Kysely<DatabaseSchema>, clientId: string): Promise<void> {
   const deleted = UUID_PATTERN.test(clientId) ? await db.deleteFrom('api_clients').where('id', '=', clientId).executeTakeFirst() : undefined;
   if (deleted === undefined || Number(deleted.numDeletedRows) === 0) throw new ResourceNotFoundError(`No API client ${clientId}.`);

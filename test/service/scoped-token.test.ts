@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeClient } from '../../src/services/organizations.js';
 import { ApiClient, createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 // Scoped tokens: short-lived, limited to the connectors of one workspace (created on first use).
@@ -112,6 +113,20 @@ describe('scoped tokens', () => {
       expect(response.body.message).toMatch(/A scoped token reaches only the connectors of its workspace/);
     }
     expect((await scoped.get('/api/v1/integrations/definitions/sources')).status).toBe(200);
+  });
+
+  it('is not minted, nor a widget token, with a token whose client was revoked since it was issued', async () => {
+    const other = await createTenant(service, 'Revoked Org');
+    expect((await other.api.post(SCOPED, { workspace_name: 'w' })).status).toBe(200);
+    await revokeClient(service.store.db, other.clientId);
+    for (const [path, body] of [
+      [SCOPED, { workspace_name: 'w' }],
+      ['/api/v1/account/applications/widget-token', { workspace_name: 'w', allowed_origin: 'https://app.example.com' }],
+    ] as const) {
+      const refused = await other.api.post<ErrorBody>(path, body);
+      expect(refused.status, path).toBe(401);
+      expect(refused.body.message).toBe('The API client of this token was revoked or removed from its organization: it can mint no other token.');
+    }
   });
 
   it('expires', async () => {
