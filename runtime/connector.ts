@@ -87,13 +87,14 @@ export function configValueIssue(field: ConfigField, value: unknown, at: string)
 
 function redactor(secrets: () => string[]): (text: string) => string {
   return (text) => {
-    let out = text;
     // Longest first: one form can hold another (a Basic pair's base64 holds the password's when the user part
     // is a multiple of 3 bytes), and redacting the inner one first would leave the rest of the outer in view.
-    for (const secret of secrets().sort((a, b) => b.length - a.length)) {
-      if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-    }
-    return out;
+    // In any letter case: vendors echo headers and bodies lowercased or uppercased too.
+    const alternatives = secrets()
+      .filter((secret) => secret.length >= 4)
+      .sort((a, b) => b.length - a.length)
+      .map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    return alternatives.length === 0 ? text : text.replace(new RegExp(alternatives.join('|'), 'gi'), '[redacted]');
   };
 }
 

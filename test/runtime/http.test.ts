@@ -153,6 +153,14 @@ describe('HTTP behaviour', () => {
     expect(error.message).not.toContain('pat-secret-token');
   });
 
+  it('redacts an echoed credential in any letter case', async () => {
+    nock(API).get('/v2/users').reply(400, { message: 'auth=Bearer PAT-SECRET-TOKEN lower=bearer pat-secret-token mixed=Pat-Secret-Token' });
+    const error = (await createConnector('harvest', { credentials, http: fast })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe('The vendor rejected the request (HTTP 400): auth=Bearer [redacted] lower=bearer [redacted] mixed=[redacted]');
+  });
+
   it('never puts a Basic credential in an error message when the vendor echoes the header or a URL-encoded secret', async () => {
     const jira = { email: 'me@acme.com', api_token: 'SUPER/SECRET+123!' };
     const basic = Buffer.from(`${jira.email}:${jira.api_token}`).toString('base64');
