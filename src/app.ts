@@ -24,12 +24,18 @@ function validators(): { body: Ajv; text: Ajv } {
   return { body, text };
 }
 
+/** TRUST_PROXY as Fastify takes it: the addresses themselves, or a hop count as the proxy-addr function it stands for. */
+function trustedProxies(setting: number | string[]): string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 /** The HTTP app over a composed service (src/composition.ts); it logs through the service's logger. */
 export function buildApp(ctx: ServiceContext): FastifyInstance {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
+    ...(ctx.config.trustProxy !== undefined && { trustProxy: trustedProxies(ctx.config.trustProxy) }),
     ...frameworkErrorOptions,
   });
   const { body, text } = validators();

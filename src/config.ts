@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 // The names only: loading every connector here would slow each `switchyard admin` command.
 import { CONNECTOR_TYPES } from '../runtime/generated/connector-types.js';
@@ -52,6 +53,11 @@ export interface ServiceConfig {
   corsOrigins?: string[] | '*';
   /** Lifetime of widget tokens (CONNECT_TOKEN_TTL_SECONDS, default 900). */
   connectTokenTtlSeconds?: number;
+  /**
+   * The reverse proxies whose X-Forwarded-For names the client (TRUST_PROXY): how many hops, or their
+   * addresses and subnets; absent: the peer's address is the client's.
+   */
+  trustProxy?: number | string[];
   /** connector_type -> origin replacing the host of its OAuth authorization and token URLs (OAUTH_SERVER_URLS; a vendor sandbox or a test double). */
   oauthServerUrls?: Record<string, string>;
   /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
@@ -167,6 +173,28 @@ export function parseRedirectUris(raw: string | undefined): string[] {
     .map((entry) => absoluteUrl(entry, 'CONNECT_REDIRECT_URIS'));
 }
 
+/** TRUST_PROXY: a hop count (1..10), or comma-separated proxy addresses and subnets (10.0.0.0/8, ::1). */
+export function parseTrustProxy(raw: string | undefined): ServiceConfig['trustProxy'] {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops < 1 || hops > 10) throw new ConfigError(`TRUST_PROXY as a hop count must be from 1 to 10; got ${text}.`);
+    return hops;
+  }
+  return text.split(',').map((entry) => {
+    const [address = '', bits, extra] = entry.trim().split('/');
+    const version = isIP(address);
+    const maxBits = version === 4 ? 32 : 128;
+    if (version === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(
+        `TRUST_PROXY must be a hop count or comma-separated proxy addresses and subnets (e.g. "10.0.0.0/8,127.0.0.1"); "${entry.trim()}" is not one.`,
+      );
+    }
+    return entry.trim();
+  });
+}
+
 /** CORS_ORIGINS: `*`, or origins such as https://app.example.com (scheme, host, optional port; no path). */
 export function parseCorsOrigins(raw: string | undefined): ServiceConfig['corsOrigins'] {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -214,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   }
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// URL.');
   return {
     host: env.HOST ?? '127.0.0.1',
@@ -246,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.PUBLIC_URL?.trim() ? { publicUrl: absoluteUrl(env.PUBLIC_URL.trim(), 'PUBLIC_URL').replace(/\/+$/, '') } : {}),
     connectRedirectUris: parseRedirectUris(env.CONNECT_REDIRECT_URIS),
     ...(corsOrigins !== undefined && { corsOrigins }),
+    ...(trustProxy !== undefined && { trustProxy }),
     connectTokenTtlSeconds: integer(env, 'CONNECT_TOKEN_TTL_SECONDS', 900, 60, 86_400),
     oauthServerUrls: parseUpstreamBaseUrls(env.OAUTH_SERVER_URLS, 'OAUTH_SERVER_URLS'),
   };

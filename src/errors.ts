@@ -79,6 +79,10 @@ export const SERVICE_ERRORS = {
   },
   no_access_token: { status: 400, meaning: 'The vendor granted access without an access token, so the connection could not be made.' },
   workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
+  too_many_attempts: {
+    status: 429,
+    meaning: 'Too many failed token requests from this address within a minute; retry after Retry-After seconds.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof RUNTIME_ERRORS & typeof SERVICE_ERRORS;
@@ -119,6 +123,16 @@ export class BadRequestError extends SwitchyardError {
 }
 
 export class ConflictError extends codedError(SERVICE_ERRORS, 'conflict') {}
+
+/** A source that keeps failing to sign in, refused before its secret is hashed. */
+export class TooManyAttemptsError extends codedError(SERVICE_ERRORS, 'too_many_attempts') {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
 
 /** A path this service serves, asked with a method it does not answer there. */
 export class MethodNotAllowedError extends codedError(SERVICE_ERRORS, 'method_not_allowed') {}

@@ -2,7 +2,6 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
-import { RateLimitedError } from '../../runtime/errors.js';
 import { isStoreUnavailable } from '../db/store-errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
 import {
@@ -120,7 +119,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
     if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
-    if (retryAfter !== undefined && (error instanceof RateLimitedError || error.status === 503)) reply.header('retry-after', String(retryAfter));
+    if (retryAfter !== undefined && (error.status === 429 || error.status === 503)) reply.header('retry-after', String(retryAfter));
     // RFC 6750 section 3: a 401 names the scheme, and says invalid_token when a token was sent.
     if (error.status === 401) {
       const bearerSent = /^bearer\s/i.test(request.headers.authorization ?? '');

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, TooManyAttemptsError, UnauthorizedError } from '../errors.js';
 import { requestedOrganization } from '../plugins/authentication.js';
 import { keepOutOfCaches } from './no-store.js';
+import { AttemptLimiter } from '../security/attempt-limiter.js';
 import { issueToken } from '../security/tokens.js';
 import { authenticateClient, requireActiveClient } from '../services/organizations.js';
 import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
@@ -10,7 +11,11 @@ import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses } from './shared-schemas.js';
 import { workspaceNameSchema } from './workspaces.js';
 
+/** Wrong client secrets one address may send in a minute before it is refused without hashing (429). */
+export const FAILED_TOKEN_REQUESTS_PER_MINUTE = 20;
+
 export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
+  const failures = new AttemptLimiter(FAILED_TOKEN_REQUESTS_PER_MINUTE, 60_000);
   app.post<{ Body: { client_id: string; client_secret: string } }>(
     '/api/v1/account/applications/token',
     {
@@ -39,13 +44,26 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
               organization_id: { type: 'string' },
             },
           },
-          ...errorResponses(400, 401, 403, 422),
+          ...errorResponses(400, 401, 403, 422, 429),
         },
       },
     },
     async (request, reply) => {
       keepOutOfCaches(reply);
-      const organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, requestedOrganization(request));
+      const wait = failures.refusal(request.ip);
+      if (wait !== undefined) {
+        throw new TooManyAttemptsError(`Too many failed token requests from this address within a minute: try again in ${wait} s.`, wait);
+      }
+      failures.begin(request.ip);
+      let organizationId: string;
+      try {
+        organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, requestedOrganization(request));
+        failures.settle(request.ip, true);
+      } catch (error) {
+        // Only a wrong client_id or secret counts: an ambiguous organization comes after a right secret.
+        failures.settle(request.ip, !(error instanceof UnauthorizedError));
+        throw error;
+      }
       const ttl = app.ctx.config.tokenTtlSeconds;
       const accessToken = await issueToken({ clientId: request.body.client_id, organizationId }, app.ctx.keyring.derive('token-signing'), ttl);
       return { access_token: accessToken, token_type: 'bearer', expires_in: ttl, organization_id: organizationId };

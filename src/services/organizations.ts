@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, ForbiddenError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
@@ -40,6 +40,14 @@ export async function createClient(
   return { client_id: clientId, client_secret: secret, organization_ids: organizationIds };
 }
 
+let unknownClient: Promise<string> | undefined;
+
+/** A hash no secret matches, checked against for a client_id that names no client. */
+function unknownClientHash(): Promise<string> {
+  unknownClient ??= hashSecret(randomBytes(32).toString('base64url'));
+  return unknownClient;
+}
+
 /** Checks client credentials and picks the organization the token will be for. */
 export async function authenticateClient(
   db: Kysely<DatabaseSchema>,
@@ -50,7 +58,12 @@ export async function authenticateClient(
   const refused = new UnauthorizedError('The client_id or client_secret is not valid.');
   if (!UUID_PATTERN.test(clientId)) throw refused;
   const client = await db.selectFrom('api_clients').select(['id', 'secret_hash']).where('id', '=', clientId).executeTakeFirst();
-  if (!client || !(await verifySecret(clientSecret, client.secret_hash))) throw refused;
+  // An unknown client_id costs the same hash as a known one: the time taken does not tell them apart.
+  if (!client) {
+    await verifySecret(clientSecret, await unknownClientHash());
+    throw refused;
+  }
+  if (!(await verifySecret(clientSecret, client.secret_hash))) throw refused;
   const organizations = (await db.selectFrom('api_client_organizations').select('organization_id').where('client_id', '=', clientId).execute()).map(
     (row) => row.organization_id,
   );
