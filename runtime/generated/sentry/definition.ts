@@ -100,7 +100,7 @@ export const definition: ConnectorDefinition = {
       "titleAliases": [
         "Authentication Token"
       ],
-      "description": "A Sentry auth token (an organization token from Settings > Developer Settings > Organization Tokens, a personal token from User Settings > Personal Tokens, or an internal integration token) with read scopes (org:read, project:read, event:read, team:read, project:releases). Sent as \"Authorization: Bearer <token>\".",
+      "description": "A Sentry auth token with read scopes (org:read, project:read, event:read, team:read, project:releases): a personal token (User Settings > Personal Tokens) or an internal integration's token (Settings > Developer Settings > Custom Integrations), whose scopes are chosen at creation. Organization tokens do not fit: Sentry gives them a fixed, limited set of permissions meant for CI and sentry-cli (https://docs.sentry.io/account/auth-tokens/), without access to issues and events. Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "auth_token": {
           "description": "Sentry auth token.",
