@@ -2,9 +2,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
+import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiClient, createTenant, startTestService, storeKinds, type TestService } from '../support/service.js';
+import { jobsOf } from '../support/sync-jobs.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+/** Polls `condition` every 100 ms for up to 20 s. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (const started = Date.now(); !(await condition().catch(() => false)); ) {
+    if (Date.now() - started > 20_000) throw new Error('the condition did not hold within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 interface ErrorBody {
   message: string;
@@ -107,6 +117,46 @@ describe.skipIf(!inject('postgresUrl'))('a PostgreSQL outage', () => {
     } finally {
       await proxy.start().catch(() => undefined);
       await client.close();
+    }
+  });
+
+  it("keeps running when the store goes away under a running sync, and records the job's end once it is back", { timeout: 60_000 }, async () => {
+    const tenant = await createTenant(service);
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      // The vendor answers after the store is gone: the sync fails, and the queue must record that job's end.
+      const vendor = nock('https://api.harvestapp.com')
+        .get('/v2/users')
+        .query(true)
+        .delay(1_500)
+        .reply(200, { users: [{ id: 1, first_name: 'Ana', updated_at: '2026-01-01T00:00:00Z' }], links: { next: null } });
+      const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'Harvest outage',
+        credentials: { api_token: 'pat-outage', account_id: '1' },
+        replication_config: { sync_interval_minutes: 0 },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const id = created.body.id;
+      const asked = new Promise((resolve) => vendor.once('request', resolve));
+      expect((await tenant.api.post(`/api/v1/integrations/connectors/${id}/sync`, { entity: 'users' })).status).toBe(202);
+      await asked;
+
+      await proxy.stop();
+      await waitFor(async () => vendor.isDone());
+      // The failed sync's end is sent to a store that is not there (an unhandled rejection, before, ended the process).
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await proxy.start();
+
+      await waitFor(async () => (await jobsOf(service.store, id)).every((job) => job.state !== 'active'));
+      expect((await jobsOf(service.store, id)).map((job) => job.state)).toEqual([expect.stringMatching(/^(retry|failed)$/)]);
+      expect((await tenant.api.get(`/api/v1/integrations/connectors/${id}`)).status).toBe(200);
+    } finally {
+      await proxy.start().catch(() => undefined);
+      nock.cleanAll();
+      nock.enableNetConnect();
     }
   });
 

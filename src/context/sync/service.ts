@@ -13,10 +13,12 @@
  * - `context-sync-due`: the due check (schedule.ts), at most one per period across all processes.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompiledQuery, sql } from 'kysely';
 import PgBoss from 'pg-boss';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
 import { ConfigError, type SyncQueueSettings } from '../../config.js';
+import { isStoreUnavailable } from '../../db/store-errors.js';
 import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError, ConflictError, ResourceNotFoundError, SwitchyardError } from '../../errors.js';
 import { findConnector, type ConnectorRow } from '../../services/connector-lookup.js';
@@ -25,6 +27,7 @@ import { assertWorkspaceActive, findWorkspace } from '../../services/workspaces.
 import { observerOf } from '../../observability/observer.js';
 import { ConnectorSync, DEFAULT_RETRY_POLICY, skippedOutcome, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
 import { JobClaim } from './lock.js';
+import { jobSettleStatements } from './queue-settle.js';
 import { createQueueOnce } from './queue-creation.js';
 import { syncableEntities, syncProblem } from './plan.js';
 import { connectorInterval, DEFAULT_SYNC_INTERVAL_MINUTES, dueConnectors } from './schedule.js';
@@ -34,6 +37,9 @@ export type SyncTrigger = 'api' | 'cli' | 'schedule' | 'created' | 'updated';
 
 /** The schema pg-boss keeps its tables in (job, archive, queue, version...). */
 export const QUEUE_SCHEMA = 'pgboss';
+
+/** Tries to record a job's end while the store is unavailable: 1 s, 2 s, 4 s, 8 s, then every 10 s, about ten minutes in all. */
+const SETTLE_ATTEMPTS = 64;
 export const SYNC_QUEUE_PREFIX = 'context-sync.';
 export const DUE_QUEUE = 'context-sync-due';
 
@@ -210,8 +216,6 @@ function isOutcome(value: unknown): value is EntityOutcome {
   );
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class SyncService {
   private readonly retry: RetryPolicy;
   private readonly settings: Required<SyncQueueSettings>;
@@ -264,6 +268,27 @@ export class SyncService {
 
   private newBoss(): PgBoss {
     const db = this.ctx.store.db;
+    const settleStatements = jobSettleStatements(QUEUE_SCHEMA);
+    /** A job's end, recorded once the store answers again (see queue-settle.ts); given up after about ten minutes. */
+    const settle = async (query: CompiledQuery, values: unknown[]): Promise<{ rows: unknown[] }> => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return { rows: (await db.executeQuery(query)).rows };
+        } catch (error) {
+          if (!isStoreUnavailable(error) || this.closing) throw error;
+          if (attempt > SETTLE_ATTEMPTS) {
+            this.log.error(
+              { err: (error as Error).message, job_ids: values[1] },
+              'could not record the end of a sync job while the store was unavailable; it stays active until SYNC_JOB_TIMEOUT_MINUTES',
+            );
+            return { rows: [] };
+          }
+          if (attempt === 1)
+            this.log.warn({ err: (error as Error).message, job_ids: values[1] }, 'the store is unavailable: the end of a sync job is recorded when it is back');
+          await sleep(Math.min(1000 * 2 ** (attempt - 1), 10_000));
+        }
+      }
+    };
     // pg-boss runs its SQL through the store's own connection (PGlite or the PostgreSQL pool): no second connection, no LISTEN needed (it polls).
     const boss = new PgBoss({
       db: {
@@ -272,6 +297,7 @@ export class SyncService {
           this.inFlight += 1;
           try {
             const query = CompiledQuery.raw(text, values ?? []);
+            if (settleStatements.has(text)) return await settle(query, values ?? []);
             if (!/^\s*BEGIN\b/i.test(text)) return { rows: (await db.executeQuery(query)).rows };
             // A script with its own transaction (schema install, migrations) that fails midway leaves its connection in the
             // aborted transaction: rolled back here before the connection goes back to the pool.
