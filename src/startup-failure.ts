@@ -1,5 +1,5 @@
 import { ConfigError, type ServiceConfig } from './config.js';
-import { MissingExtensionError } from './db/migrate.js';
+import { MissingExtensionError, NewerSchemaError } from './db/migrate.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
 import { StoreUnreachableError } from './server.js';
@@ -10,7 +10,13 @@ import { StoreUnreachableError } from './server.js';
  */
 export function startupFailureMessage(error: unknown, config: ServiceConfig | undefined): string {
   if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
-  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError || error instanceof MissingExtensionError) {
+  if (
+    error instanceof StoreLockedError ||
+    error instanceof KeyringError ||
+    error instanceof StoreUnreachableError ||
+    error instanceof MissingExtensionError ||
+    error instanceof NewerSchemaError
+  ) {
     return error.message;
   }
   const { code, syscall, path } = error instanceof Error ? (error as NodeJS.ErrnoException) : {};

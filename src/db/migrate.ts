@@ -10,6 +10,11 @@ export class MissingExtensionError extends Error {
   override name = 'MissingExtensionError';
 }
 
+/** A store whose schema a later release migrated: this release must not write to it. */
+export class NewerSchemaError extends Error {
+  override name = 'NewerSchemaError';
+}
+
 /**
  * The extensions pending migrations create must be installable: otherwise one line that says what to
  * install, instead of PostgreSQL's "could not open extension control file" from the middle of a migration.
@@ -39,7 +44,16 @@ export async function migrate(db: Kysely<DatabaseSchema>, list: readonly Migrati
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
       trx,
     );
-    const applied = new Set((await trx.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
+    const rows = await trx.selectFrom('schema_migrations').select(['version', 'name']).orderBy('version').execute();
+    const known = new Set(migrations.map((migration) => migration.version));
+    const unknown = rows.filter((row) => !known.has(row.version));
+    if (unknown.length > 0) {
+      throw new NewerSchemaError(
+        `This store was migrated by a later release of Switchyard (migration ${unknown.map((row) => `${row.version} ${row.name}`).join(', ')}, which this release does not know): ` +
+          'run that release or a later one on it; an older release must not write to a store whose schema it does not know.',
+      );
+    }
+    const applied = new Set(rows.map((r) => r.version));
     const pending = list.filter((migration) => !applied.has(migration.version));
     await assertExtensionsAvailable(trx, pending);
     const done: number[] = [];
