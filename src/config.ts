@@ -173,6 +173,26 @@ export function parseRedirectUris(raw: string | undefined): string[] {
     .map((entry) => absoluteUrl(entry, 'CONNECT_REDIRECT_URIS'));
 }
 
+/**
+ * DATABASE_URL: a postgres:// URL whose user name and password have their reserved characters percent-encoded.
+ * An @, # or / left as it is moves the host or cuts the password short, and a URL read wrongly could end up in
+ * a log line with part of the password; the message never repeats the URL.
+ */
+function checkDatabaseUrl(url: string): void {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_URL must be a postgres:// URL.');
+  const encode = 'percent-encode the reserved characters of the user name and password (@ as %40, # as %23, / as %2F, : as %3A, ? as %3F)';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a valid URL: ${encode}.`);
+  }
+  const authority = url.slice(url.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  if (parsed.hash !== '' || authority.split('@').length > 2) {
+    throw new ConfigError(`DATABASE_URL cannot be read as user, password, host and database: ${encode}.`);
+  }
+}
+
 /** TRUST_PROXY: a hop count (1..10), or comma-separated proxy addresses and subnets (10.0.0.0/8, ::1). */
 export function parseTrustProxy(raw: string | undefined): ServiceConfig['trustProxy'] {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -243,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// URL.');
+  if (databaseUrl !== undefined) checkDatabaseUrl(databaseUrl);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),

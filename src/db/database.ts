@@ -37,6 +37,8 @@ export interface Store {
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
+    // A fragment means a # the password did not percent-encode: what follows it may be the rest of the password.
+    if (parsed.hash !== '') return 'postgres://(URL not shown: it has a "#")';
     if (parsed.password) parsed.password = '***';
     return parsed.toString();
   } catch {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { redactDatabaseUrl } from '../../src/db/database.js';
 import { startupFailureMessage } from '../../src/startup-failure.js';
 
 function errno(message: string, fields: Partial<NodeJS.ErrnoException>): NodeJS.ErrnoException {
@@ -46,5 +47,35 @@ describe('integer settings', () => {
       expect(() => loadConfig({ PORT: raw }), raw).toThrow('PORT must be an integer from 0 to 65535.');
     }
     expect(() => loadConfig({ TOKEN_TTL_SECONDS: '0x384' })).toThrow(/TOKEN_TTL_SECONDS must be an integer/);
+  });
+});
+
+describe('DATABASE_URL', () => {
+  it('refuses a URL whose password leaves @ or # unencoded, without repeating it, and takes the encoded one', () => {
+    for (const url of ['postgres://sy:k9@Q#z7Lw2@127.0.0.1:55432/main_db', 'postgres://sy:Xy7#kQ2@9z@db.internal/app', 'postgres://sy:a@b@db/app']) {
+      const error = (() => {
+        try {
+          loadConfig({ DATABASE_URL: url });
+        } catch (e) {
+          return e as Error;
+        }
+        return undefined;
+      })();
+      expect(error, url).toBeInstanceOf(ConfigError);
+      expect(error?.message).toMatch(
+        /^DATABASE_URL (cannot be read as user, password, host and database|is not a valid URL): percent-encode the reserved characters/,
+      );
+      expect(error?.message).not.toContain('z7Lw2');
+      expect(error?.message).not.toContain('kQ2');
+    }
+    expect(loadConfig({ DATABASE_URL: 'postgres://sy:k9%40Q%23z7Lw2@127.0.0.1:55432/main_db' }).databaseUrl).toBe(
+      'postgres://sy:k9%40Q%23z7Lw2@127.0.0.1:55432/main_db',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres:///app?host=/var/run/postgresql' }).databaseUrl).toBe('postgres:///app?host=/var/run/postgresql');
+  });
+
+  it('is logged without its password, and not at all when a # makes it ambiguous', () => {
+    expect(redactDatabaseUrl('postgres://sy:s3cret@db:5432/app')).toBe('postgres://sy:***@db:5432/app');
+    expect(redactDatabaseUrl('postgres://sy:k9@Q#z7Lw2@127.0.0.1:55432/main_db')).toBe('postgres://(URL not shown: it has a "#")');
   });
 });
