@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { titleKey } from '../../runtime/auth/select-option.js';
@@ -719,6 +720,37 @@ function checkDeletedFeed(entityName: string, entity: Entity, feed: DeletedFeed,
   if (feed.from === feed.to) report([...at, 'to'], 'deleted-feed', `deleted_feed from and to are the same param "${feed.from}"`);
 }
 
+let paramSchemaAjv: Ajv | undefined;
+
+/**
+ * A param's schema as the generated validators compile it (draft-07), strictly: an unknown keyword (minLenght),
+ * a keyword of the wrong type (maxLength: "200", required: true), an invalid regular expression, an unknown
+ * format or a $ref to nothing is reported here at the schema's line (rule `param-schema`), not as a stack trace
+ * from the emit stage or a keyword silently ignored. A default the schema refuses (rule `param-default`) would
+ * be sent as it is.
+ */
+function checkParamSchema(at: string[], name: string, schema: unknown, report: Report): void {
+  paramSchemaAjv ??= addFormats(
+    new Ajv({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, keywords: ['example'] }),
+  ) as unknown as Ajv;
+  let validate: ValidateFunction;
+  try {
+    validate = paramSchemaAjv.compile(schema as object);
+  } catch (error) {
+    const text = (error as Error).message.replace(/^schema is invalid: /, '').replace(/\s+/g, ' ');
+    report(at, 'param-schema', `param "${name}" has a schema the validators cannot compile: ${text}`);
+    return;
+  }
+  const value = (schema as { default?: unknown }).default;
+  if (value !== undefined && !validate(value)) {
+    report(
+      [...at, 'default'],
+      'param-default',
+      `param "${name}" default ${JSON.stringify(value)} is refused by its own schema: ${paramSchemaAjv.errorsText(validate.errors, { dataVar: 'default' })}`,
+    );
+  }
+}
+
 let paramValueAjv: Ajv2020 | undefined;
 
 /** Checks param values against their declared schemas (check.params, incremental.newest_first, the formatted instants of incremental and window). */
@@ -810,6 +842,7 @@ function checkAction(entityName: string, actionName: string, action: Action, nam
     if (param.in === 'body' && action.graphql)
       report([...at, 'params', name], 'body-with-graphql', 'a graphql action sends params as variables, not body', true);
     if (param.send_default && param.schema.default === undefined) report([...at, 'params', name], 'send-default', 'send_default needs schema.default', true);
+    checkParamSchema([...at, 'params', name, 'schema'], name, param.schema, report);
   }
   const namedBy = new Map<string, string>(Object.keys(params).map((name) => [name, name]));
   for (const [name, param] of Object.entries(params)) {

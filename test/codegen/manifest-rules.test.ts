@@ -113,6 +113,18 @@ const examples: Record<string, Record<string, string>> = {
       '          cursor: { in: query, send_default: true, schema: { type: string } }',
     )(VALID),
   },
+  'param-schema': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string, minLenght: 1 } }',
+    )(VALID),
+  },
+  'param-default': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string, default: 5 } }',
+    )(VALID),
+  },
   'param-aliases': {
     'acme.yaml': swap(
       '          cursor: { in: query, schema: { type: string } }',

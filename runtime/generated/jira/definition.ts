@@ -2015,8 +2015,7 @@ export const definition: ConnectorDefinition = {
               "in": "query",
               "schema": {
                 "type": "string",
-                "description": "Text matched (case insensitive",
-                "partially) against field names and descriptions.": null
+                "description": "Text matched (case insensitive, partially) against field names and descriptions."
               },
               "required": false,
               "sendDefault": false,

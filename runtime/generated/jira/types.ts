@@ -306,7 +306,7 @@ export interface JiraIssueFieldsApiSearchParams {
   type?: Array<"custom" | "system">;
   /** Ids of the custom fields to return (or to filter with query), sent as id=customfield_10000&id=customfield_10001. */
   id?: Array<string>;
-  /** Text matched (case insensitive */
+  /** Text matched (case insensitive, partially) against field names and descriptions. */
   query?: string;
   /** Sort field, descending with a leading "-": contextsCount, lastUsed, name, screensCount or projectsCount. */
   orderBy?: "contextsCount" | "-contextsCount" | "+contextsCount" | "lastUsed" | "-lastUsed" | "+lastUsed" | "name" | "-name" | "+name" | "screensCount" | "-screensCount" | "+screensCount" | "projectsCount" | "-projectsCount" | "+projectsCount";

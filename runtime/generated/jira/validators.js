@@ -3871,8 +3871,7 @@ const schema24 = {
         },
         "query": {
             "type": "string",
-            "description": "Text matched (case insensitive",
-            "partially) against field names and descriptions.": null
+            "description": "Text matched (case insensitive, partially) against field names and descriptions."
         },
         "orderBy": {
             "type": "string",

@@ -789,8 +789,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "description": "The page's ID (UUID",
-                "with or without dashes).": null
+                "description": "The page's ID (UUID, with or without dashes)."
               },
               "required": true,
               "sendDefault": false,

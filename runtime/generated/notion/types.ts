@@ -89,7 +89,7 @@ export interface NotionPagesCreateParams {
 
 /** Retrieve a page's properties (GET /v1/pages/{page_id}); its content is read with blocks.list. */
 export interface NotionPagesGetParams {
-  /** The page's ID (UUID */
+  /** The page's ID (UUID, with or without dashes). */
   page_id: string;
 }
 

@@ -1380,7 +1380,7 @@ const schema15 = {
     "$id": "pages__get",
     "type": "object",
     "properties": {
-        "page_id": { "type": "string", "minLength": 1, "description": "The page's ID (UUID", "with or without dashes).": null }
+        "page_id": { "type": "string", "minLength": 1, "description": "The page's ID (UUID, with or without dashes)." }
     },
     "required": ["page_id"],
     "additionalProperties": false
