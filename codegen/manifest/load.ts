@@ -47,7 +47,18 @@ export function loadManifest(file: string, text = readFileSync(file, 'utf8')): {
     };
   });
   if (diagnostics.length > 0) return { diagnostics };
-  return { manifest: { file, document, lines, data: document.toJS() }, diagnostics: [] };
+  try {
+    return { manifest: { file, document, lines, data: document.toJS() }, diagnostics: [] };
+  } catch (error) {
+    // An alias (*name) whose anchor (&name) is not set before it surfaces only when the document is read.
+    const said = (error as Error).message.split('\n')[0] ?? 'YAML error';
+    const alias = /alias[^:]*: (\S+)/.exec(said)?.[1];
+    const at = alias === undefined ? -1 : text.search(new RegExp(`\\*${alias.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`));
+    const pos = lines.linePos(Math.max(0, at));
+    const message =
+      alias === undefined ? said : `alias *${alias} has no anchor &${alias} before it (anchors are set by &name on an earlier node of the same file)`;
+    return { diagnostics: [{ file, line: pos.line, column: pos.col, path: '', rule: 'yaml-syntax', message }] };
+  }
 }
 
 /** Line and column of the node at a path (of the key itself when `atKey`), falling back to the closest ancestor. */

@@ -316,6 +316,35 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     }
   });
 
+  // Patterns the runtime compiles when a connector is made: one that does not compile would fail every connector.
+  const checkPattern = (pattern: unknown, at: string[]) => {
+    if (typeof pattern !== 'string') return;
+    try {
+      new RegExp(pattern, 'u');
+    } catch (error) {
+      report(
+        at,
+        'regex-syntax',
+        `pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`,
+      );
+    }
+  };
+  m.auth.forEach((option, index) => {
+    for (const [name, field] of Object.entries(option.fields))
+      checkPattern((field as { pattern?: unknown }).pattern, ['auth', String(index), 'fields', name, 'pattern']);
+  });
+  for (const [name, variable] of Object.entries(m.config ?? {})) checkPattern(variable.pattern, ['config', name, 'pattern']);
+  checkPattern(m.base_url_host_pattern, ['base_url_host_pattern']);
+  for (const [name, variable] of Object.entries(m.config ?? {})) {
+    const { default: value, enum: allowed } = variable as { default?: unknown; enum?: unknown[] };
+    if (value !== undefined && Array.isArray(allowed) && !allowed.includes(value))
+      report(
+        ['config', name, 'default'],
+        'config-default',
+        `config ${name} default ${JSON.stringify(value)} is not one of its enum: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+      );
+  }
+
   checkTemplate(m.base_url, ['base_url'], allOptions, keptTokens);
   if (tokenTemplate(m.base_url) && m.base_url_host_pattern === undefined) {
     report(['base_url'], 'host-pattern', 'a base_url built from a token value needs base_url_host_pattern');

@@ -113,6 +113,11 @@ const examples: Record<string, Record<string, string>> = {
       '          cursor: { in: query, send_default: true, schema: { type: string } }',
     )(VALID),
   },
+  // Replacement text must not hold $' (String.replace reads it as "the text after the match").
+  'regex-syntax': {
+    'acme.yaml': swap("subdomain: { description: Tenant, pattern: '^[a-z]+$' }", 'subdomain: { description: Tenant, pattern: "^[a-z$" }')(VALID),
+  },
+  'config-default': { 'acme.yaml': swap('config:\n', 'config:\n  region: { description: Region, enum: [us, eu], default: uk }\n')(VALID) },
   'param-schema': {
     'acme.yaml': swap(
       '          cursor: { in: query, schema: { type: string } }',
@@ -679,5 +684,26 @@ describe('every documented manifest error rule has a failing example', () => {
     dirs.push(dir);
     writeFileSync(path.join(dir, 'acme.yaml'), VALID);
     expect(loadDefinitions(dir).diagnostics).toEqual([]);
+  });
+});
+
+describe('a YAML alias without its anchor', () => {
+  it('is a yaml-syntax diagnostic at the alias, not a stack trace', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    try {
+      const yaml = swap('          cursor: { in: query, schema: { type: string } }', '          cursor: *cursor_param')(VALID);
+      writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+      const line = yaml.split('\n').findIndex((text) => text.includes('*cursor_param')) + 1;
+      expect(loadDefinitions(dir).diagnostics).toEqual([
+        expect.objectContaining({
+          rule: 'yaml-syntax',
+          line,
+          column: 19,
+          message: 'alias *cursor_param has no anchor &cursor_param before it (anchors are set by &name on an earlier node of the same file)',
+        }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

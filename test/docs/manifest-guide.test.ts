@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadDefinitions } from '../../codegen/pipeline.js';
 
 // Keeps docs/manifest-guide.md in step with the manifest format: every key the schema defines and
 // every rule name `npm run generate` can emit must be mentioned in the guide as inline code.
@@ -90,5 +93,22 @@ describe('docs/manifest-guide.md', () => {
     for (const style of styles) expect(guide, `pagination style ${style}`).toMatch(new RegExp(`^### ${style}$`, 'm'));
     const types = (((definitions.auth_option as Node).properties as Node).type as Node).enum as string[];
     for (const type of types) expect(guide, `auth type ${type}`).toMatch(new RegExp(`^### ${type}$`, 'm'));
+  });
+});
+
+describe("the guide's Quick start manifest", () => {
+  it('passes every generate check as written, with its one entity', () => {
+    const quickStart = guide.slice(guide.indexOf('## Quick start'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(quickStart)?.[1];
+    expect(yaml).toContain('connector_type: acme');
+    const dir = mkdtempSync(path.join(tmpdir(), 'guide-quick-start-'));
+    try {
+      writeFileSync(path.join(dir, 'acme.yaml'), yaml as string);
+      const { diagnostics, definitions } = loadDefinitions(dir);
+      expect(diagnostics).toEqual([]);
+      expect(Object.keys(definitions[0]?.entities ?? {})).toEqual(['tickets']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
