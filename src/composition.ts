@@ -59,6 +59,7 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
     store: base.store,
     keyring: base.keyring,
     config: base.config,
+    ...(base.config.connectorCacheMaxEntries !== undefined && { maxEntries: base.config.connectorCacheMaxEntries }),
     log,
     tokenRefreshed: (connectorType, rotated) => observerOf(ctx).tokenRefreshed(connectorType, rotated),
   });

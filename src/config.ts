@@ -32,6 +32,8 @@ export interface ServiceConfig {
    * default 30 s): the fallback for a change notification that never arrived (src/services/connector-cache.ts).
    */
   connectorCacheMaxStalenessMs?: number;
+  /** Connectors held in memory, least recently used dropped first (CONNECTOR_CACHE_MAX_ENTRIES, default 1000). */
+  connectorCacheMaxEntries?: number;
   /** Extra attempts of idempotent vendor calls on 429/502/503/504 (UPSTREAM_RETRIES); the runtime's default (3) when absent. */
   upstreamRetries?: number;
   /**
@@ -277,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
     ...(env.UPSTREAM_MAX_RESPONSE_BYTES ? { upstreamMaxResponseBytes: integer(env, 'UPSTREAM_MAX_RESPONSE_BYTES', 52_428_800, 1024, 1_073_741_824) } : {}),
+    ...(env.CONNECTOR_CACHE_MAX_ENTRIES ? { connectorCacheMaxEntries: integer(env, 'CONNECTOR_CACHE_MAX_ENTRIES', 1_000, 10, 1_000_000) } : {}),
     ...(env.CONNECTOR_CACHE_MAX_STALENESS_MS ? { connectorCacheMaxStalenessMs: integer(env, 'CONNECTOR_CACHE_MAX_STALENESS_MS', 30_000, 0, 3_600_000) } : {}),
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),

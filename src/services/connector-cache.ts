@@ -79,7 +79,12 @@ export class ConnectorCache {
   /** The connector of this organization (live workspace), from memory when it is fresh. */
   async get(organizationId: string, connectorId: string): Promise<CachedConnector> {
     const entry = this.entries.get(connectorId);
-    if (entry !== undefined && entry.row.organization_id === organizationId && this.fresh(entry)) return entry;
+    if (entry !== undefined && entry.row.organization_id === organizationId && this.fresh(entry)) {
+      // Least recently used goes first: a hit moves the entry to the end of the map's order.
+      this.entries.delete(connectorId);
+      this.entries.set(connectorId, entry);
+      return entry;
+    }
     // A connector deleted meanwhile is not found by the re-read, which also drops it.
     const loaded = await this.load(connectorId);
     if (loaded.row.organization_id !== organizationId) throw new ResourceNotFoundError(`No connector ${connectorId}.`);

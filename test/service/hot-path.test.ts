@@ -95,6 +95,35 @@ for (const kind of storeKinds()) {
       return created.body;
     };
 
+    it('keeps the most recently used connectors when it holds CONNECTOR_CACHE_MAX_ENTRIES', async () => {
+      const small = await startTestService(kind, { upstreamBaseUrls: { harvest: vendor.url }, connectorCacheMaxEntries: 2 });
+      try {
+        const owner = await createTenant(small);
+        const ids: string[] = [];
+        for (const token of ['lru-a', 'lru-b', 'lru-c']) {
+          const created = await owner.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+            workspace_name: 'default',
+            connector_type: 'harvest',
+            name: token,
+            credentials: { api_token: token, account_id: '42' },
+            replication_config: { sync_interval_minutes: 0 },
+          });
+          ids.push(created.body.id);
+        }
+        const [a, b, c] = ids as [string, string, string];
+        const cache = small.app.ctx.connectors;
+        const heldA = (await cache.get(owner.organizationId, a)).connector;
+        const heldB = (await cache.get(owner.organizationId, b)).connector;
+        // A is used again, so B is the least recently used when C comes in.
+        expect((await cache.get(owner.organizationId, a)).connector).toBe(heldA);
+        await cache.get(owner.organizationId, c);
+        expect((await cache.get(owner.organizationId, a)).connector).toBe(heldA);
+        expect((await cache.get(owner.organizationId, b)).connector).not.toBe(heldB);
+      } finally {
+        await small.close();
+      }
+    });
+
     it('uses new credentials on the very next call after an update, and nothing after a delete', async () => {
       const { id } = await createHarvest('token-one');
       expect((await execute(tenant.api, id)).status).toBe(200);
