@@ -6,6 +6,7 @@ import type { LoggerOptions } from 'pino';
 import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerCors } from './plugins/cors.js';
+import { registerShutdownAnswer } from './plugins/shutdown.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerJsonBody } from './plugins/json-body.js';
@@ -34,7 +35,8 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: ctx.config.bodyLimitBytes,
-    return503OnClosing: true,
+    // Stopping: answered in the error envelope by registerShutdownAnswer instead.
+    return503OnClosing: false,
     ...(ctx.config.trustProxy !== undefined && { trustProxy: trustedProxies(ctx.config.trustProxy) }),
     ...frameworkErrorOptions,
   });
@@ -45,6 +47,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   });
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
+  registerShutdownAnswer(app);
   registerCors(app);
   registerJsonBody(app);
   registerAuthentication(app);

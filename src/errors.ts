@@ -79,6 +79,7 @@ export const SERVICE_ERRORS = {
   },
   no_access_token: { status: 400, meaning: 'The vendor granted access without an access token, so the connection could not be made.' },
   workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
+  shutting_down: { status: 503, meaning: 'The service is stopping; send the request again (to another process) after Retry-After seconds.' },
   too_many_attempts: {
     status: 429,
     meaning: 'Too many failed token requests from this address within a minute; retry after Retry-After seconds.',
@@ -123,6 +124,11 @@ export class BadRequestError extends SwitchyardError {
 }
 
 export class ConflictError extends codedError(SERVICE_ERRORS, 'conflict') {}
+
+/** A request that reached a service already stopping. */
+export class ShuttingDownError extends codedError(SERVICE_ERRORS, 'shutting_down') {
+  readonly retryAfterSeconds = 1;
+}
 
 /** A source that keeps failing to sign in, refused before its secret is hashed. */
 export class TooManyAttemptsError extends codedError(SERVICE_ERRORS, 'too_many_attempts') {
