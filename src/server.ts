@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { composeService } from './composition.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, redactDatabaseUrl, type Store } from './db/database.js';
+import type { MigrationProgress } from './db/migrate.js';
 import { isStoreUnavailable } from './db/store-errors.js';
 import { verifyKeyCheck } from './security/key-check.js';
 import { loadKeyring } from './security/keyring.js';
@@ -18,6 +19,13 @@ export interface RunningService {
 /** The store could not be reached within STORE_WAIT_SECONDS: main.ts prints the message as one line. */
 export class StoreUnreachableError extends Error {}
 
+/** One line per step of an upgrade's migrations at start: the port opens only once they are applied. */
+export function migrationLine(step: MigrationProgress): string {
+  if (step.event === 'waiting') return 'Waiting for another Switchyard process to finish migrating the store.';
+  if (step.event === 'applying') return `Applying store migration ${step.version} (${step.name})…`;
+  return `Applied store migration ${step.version} (${step.name}) in ${(step.ms / 1000).toFixed(1)} s.`;
+}
+
 /**
  * Opens the store; a PostgreSQL that is still coming up (refusing connections, starting, recovering)
  * is retried every 2 s for up to STORE_WAIT_SECONDS, with one line saying so on stderr.
@@ -27,7 +35,14 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
   let told = false;
   for (;;) {
     try {
-      return await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
+      return await openStore({
+        ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }),
+        dataDir: config.dataDir,
+        // A new store's schema is created quietly; an upgrade's migrations may take minutes and are told.
+        onMigration: (step) => {
+          if (step.event === 'waiting' || step.upgrade) process.stderr.write(`${migrationLine(step)}\n`);
+        },
+      });
     } catch (error) {
       if (config.databaseUrl === undefined || !isStoreUnavailable(error)) throw error;
       const where = redactDatabaseUrl(config.databaseUrl);

@@ -7,7 +7,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { FUZZY_THRESHOLD } from './fuzzy-threshold.js';
 import { StoreChanges } from './changes.js';
-import { migrate } from './migrate.js';
+import { migrate, type MigrationProgress } from './migrate.js';
+import { migrations } from './migrations.js';
 import { PGlitePool } from './pglite-pool.js';
 import { acquireStoreLock } from './store-lock.js';
 import type { DatabaseSchema } from './schema.js';
@@ -75,6 +76,8 @@ export interface StoreOptions {
    * database. The migrations still run (nothing is pending in an up-to-date template).
    */
   template?: Blob;
+  /** Told of each migration as it runs, and of a wait for another process's migrations. */
+  onMigration?: (step: MigrationProgress) => void;
 }
 
 /** Opens PostgreSQL at `databaseUrl`, or the embedded PGlite store in `dataDir` (`memory://` for tests), and migrates it. */
@@ -142,7 +145,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     };
   }
   try {
-    await migrate(store.db);
+    await migrate(store.db, migrations, options.onMigration);
   } catch (error) {
     await store.close();
     throw error;

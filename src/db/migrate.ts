@@ -34,13 +34,27 @@ async function assertExtensionsAvailable(db: Kysely<DatabaseSchema>, pending: re
   }
 }
 
+/** What migrate reports as it goes (the service prints each as a line at start; a migration may take minutes). */
+export type MigrationProgress =
+  | { event: 'waiting' }
+  | { event: 'applying'; version: number; name: string; upgrade: boolean }
+  | { event: 'applied'; version: number; name: string; ms: number; upgrade: boolean };
+
 /**
  * Applies pending migrations in one transaction, under an advisory lock, so several processes can start
  * at once. `list` defaults to every migration; a prefix of it builds a store as an older release left it.
  */
-export async function migrate(db: Kysely<DatabaseSchema>, list: readonly Migration[] = migrations): Promise<number[]> {
+export async function migrate(
+  db: Kysely<DatabaseSchema>,
+  list: readonly Migration[] = migrations,
+  progress: (step: MigrationProgress) => void = () => undefined,
+): Promise<number[]> {
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    const { rows: locked } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${MIGRATION_LOCK}) AS locked`.execute(trx);
+    if (locked[0]?.locked !== true) {
+      progress({ event: 'waiting' });
+      await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    }
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
       trx,
     );
@@ -57,9 +71,14 @@ export async function migrate(db: Kysely<DatabaseSchema>, list: readonly Migrati
     const pending = list.filter((migration) => !applied.has(migration.version));
     await assertExtensionsAvailable(trx, pending);
     const done: number[] = [];
+    // An upgrade of a store in use (some migrations applied before), as opposed to a new store being created.
+    const upgrade = applied.size > 0;
     for (const migration of pending) {
+      const started = Date.now();
+      progress({ event: 'applying', version: migration.version, name: migration.name, upgrade });
       await sql.raw(migration.sql).execute(trx);
       await trx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name }).execute();
+      progress({ event: 'applied', version: migration.version, name: migration.name, ms: Date.now() - started, upgrade });
       done.push(migration.version);
     }
     return done;

@@ -19,6 +19,7 @@ import type { ServiceConfig } from '../../src/config.js';
 import { StoreChanges } from '../../src/db/changes.js';
 import type { Store } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
+import { migrationLine } from '../../src/server.js';
 import { DEFINITION_ID_CHANGES, migrations } from '../../src/db/migrations.js';
 import { PGlitePool } from '../../src/db/pglite-pool.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
@@ -43,6 +44,7 @@ describe('stored connectors across the change to Airbyte definition ids', { time
   const stored = new Map<string, string>(); // connector_type -> connector id
   const oldIdOf = new Map<string, string>(); // connector_type -> old definition id
   let appliedOnUpgrade: number[] = [];
+  const progress: string[] = [];
   let dataDir: string;
 
   beforeAll(async () => {
@@ -92,7 +94,7 @@ describe('stored connectors across the change to Airbyte definition ids', { time
     }
 
     // The upgrade: opening the store runs the pending migrations.
-    appliedOnUpgrade = await migrate(db);
+    appliedOnUpgrade = await migrate(db, migrations, (step) => progress.push(migrationLine(step)));
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-migration-'));
     const config: ServiceConfig = testConfig({ dataDir });
     const service = composeService({ store, keyring, config }, { ownStore: true });
@@ -117,6 +119,12 @@ describe('stored connectors across the change to Airbyte definition ids', { time
   it('the upgrade applies the id migration once, with the migrations after it', async () => {
     expect(appliedOnUpgrade).toEqual(migrations.filter((m) => m.version >= 5).map((m) => m.version));
     expect(await migrate(store.db)).toEqual([]);
+    // What `npm start` prints meanwhile: each migration as it begins and ends.
+    expect(progress.map((line) => line.replace(/ in \d+\.\d s\.$/, ' in N s.'))).toEqual(
+      migrations
+        .filter((m) => m.version >= 5)
+        .flatMap((m) => [`Applying store migration ${m.version} (${m.name})…`, `Applied store migration ${m.version} (${m.name}) in N s.`]),
+    );
   });
 
   it('every kind had an old id that differs from its new one, and no new id equals an old one', () => {
