@@ -137,6 +137,27 @@ describe('sync jobs on the queue (PGlite)', () => {
     ]);
   });
 
+  it('a job left active by a process that died is handed back to the queue when the queue starts again on the store', async () => {
+    seed(upstream, 1);
+    // The walk is under way when the process "dies": its first page takes 3 s.
+    upstream.delays.set('/forms', 3_000);
+    try {
+      const id = await createTypeform(tenant, upstream, { replication_config: { sync_interval_minutes: 0 } });
+      expect((await tenant.api.post(`${CONNECTORS}/${id}/sync`, { entity: 'forms' })).status).toBe(202);
+      const active = await until('the job to run', async () => (await jobsOf(service.store, id)).find((job) => job.state === 'active'));
+      // A restart finds the job active: the queue of the new process (here a second one on the same store) hands it back.
+      const restarted = new SyncService(service.app.ctx, pino({ level: 'silent' }), { queue: { pollSeconds: 60, checkSeconds: 60 } });
+      try {
+        await restarted.startScheduling();
+        expect((await jobsOf(service.store, id)).find((job) => job.id === active.id)).toMatchObject({ state: 'retry', retry_count: 0 });
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      upstream.delays.clear();
+    }
+  });
+
   it('a sync request that joins a retrying job answers ready for what an earlier attempt synced, whatever fails again', async () => {
     seed(upstream, 3);
     const id = await createTypeform(tenant, upstream);

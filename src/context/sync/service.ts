@@ -351,6 +351,7 @@ export class SyncService {
       for (let attempt = 1; ; attempt += 1) {
         try {
           await this.boss.start();
+          if (this.ctx.store.kind === 'pglite') await this.reclaimOrphanedJobs();
           return;
         } catch (error) {
           // Two processes installing the schema at once: pg-boss checks "installed?" before its lock, so the later one
@@ -367,6 +368,19 @@ export class SyncService {
       this.boss = this.newBoss();
     });
     return this.starting;
+  }
+
+  /**
+   * The embedded store has one process (its lock): a sync job still active when the queue starts was left by a
+   * process that died (kill -9, a crash). Failing it hands it to the queue's retries now, where it would otherwise
+   * block the connector's syncs until SYNC_JOB_TIMEOUT_MINUTES. On PostgreSQL another process may be running it.
+   */
+  private async reclaimOrphanedJobs(): Promise<void> {
+    const { rows } = await sql<{ id: string; name: string }>`
+      SELECT id, name FROM ${sql.id(QUEUE_SCHEMA, 'job')}
+      WHERE name LIKE ${`${SYNC_QUEUE_PREFIX}%`} AND state = 'active'`.execute(this.ctx.store.db);
+    for (const job of rows) await this.boss.fail(job.name, job.id, { message: 'the process that ran this sync stopped without finishing it' });
+    if (rows.length > 0) this.log.warn({ jobs: rows.map((job) => job.id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
   }
 
   /** Creates the vendor's queue (or brings its settings up to date) and starts this process's workers on it, once. */
