@@ -1,9 +1,10 @@
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 
 /**
  * The embedded PGlite store is one process's files: two processes opening the same folder would
- * corrupt it. openStore takes this lock (a file holding the owner's pid) in the PGlite folder before
+ * corrupt it. openStore takes this lock (a file holding the owner's pid and system) in the PGlite folder before
  * opening it and releases it on close. A lock left by a process that no longer exists is taken
  * over. PostgreSQL (DATABASE_URL) and `memory://` need no lock.
  */
@@ -13,11 +14,35 @@ export class StoreLockedError extends Error {
   constructor(
     readonly dir: string,
     readonly pid: number,
+    readonly host?: string,
   ) {
-    super(`The embedded store in ${dir} is in use by process ${pid} (is \`npm start\` running?). Stop it, or use DATABASE_URL for a shared PostgreSQL.`);
+    super(
+      host === undefined
+        ? `The embedded store in ${dir} is in use by process ${pid} (is \`npm start\` running?). Stop it, or use DATABASE_URL for a shared PostgreSQL.`
+        : `The embedded store in ${dir} is in use by process ${pid} on ${host} (another machine or container sharing the folder). ` +
+            `Stop it, or use DATABASE_URL for a shared PostgreSQL; if nothing runs there any more, delete ${path.join(dir, LOCK_FILE_NAME)}.`,
+    );
     this.name = 'StoreLockedError';
   }
 }
+
+/**
+ * Which system a lock was taken on: the host name and the kernel's boot id. A pid means something only there:
+ * containers sharing the folder each see their own pids (every one may be pid 1), and a lock taken on another
+ * system cannot be checked from here, so it is never taken over.
+ */
+function thisSystem(): string {
+  let boot = '';
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    // Not Linux: the host name alone.
+  }
+  return `${hostname()}${boot === '' ? '' : ` boot ${boot}`}`;
+}
+
+const SYSTEM = thisSystem();
+const LOCK_TEXT = `${process.pid}\n${SYSTEM}\n`;
 
 export interface StoreLock {
   file: string;
@@ -37,19 +62,25 @@ function processExists(pid: number): boolean {
   }
 }
 
-function readOwner(file: string): number | undefined {
+/** The pid in a lock file, and the system it names (absent in locks of earlier releases: this one). */
+function readLock(file: string): { pid: number; system: string } | undefined {
   try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    const [first = '', second] = readFileSync(file, 'utf8').split('\n');
+    const pid = Number.parseInt(first.trim(), 10);
+    return Number.isInteger(pid) && pid > 0 ? { pid, system: second?.trim() || SYSTEM } : undefined;
   } catch {
     return undefined;
   }
 }
 
+function readOwner(file: string): number | undefined {
+  return readLock(file)?.pid;
+}
+
 /** Creates the lock file with our pid already inside (written aside, then hard-linked: no reader ever sees it empty). */
 function create(file: string): boolean {
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 });
+  writeFileSync(temp, LOCK_TEXT, { mode: 0o600 });
   try {
     linkSync(temp, file);
     return true;
@@ -72,7 +103,7 @@ function createExclusive(file: string): boolean {
     throw error;
   }
   try {
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, LOCK_TEXT);
   } finally {
     closeSync(fd);
   }
@@ -104,10 +135,12 @@ export function acquireStoreLock(dir: string): StoreLock {
         },
       };
     }
-    const owner = readOwner(file);
-    if (owner !== undefined) {
-      const ours = owner === process.pid;
-      if (ours ? heldHere.has(file) : processExists(owner)) throw new StoreLockedError(dir, owner);
+    const lock = readLock(file);
+    const owner = lock?.pid;
+    if (lock !== undefined) {
+      if (lock.system !== SYSTEM) throw new StoreLockedError(dir, lock.pid, lock.system.replace(/ boot .*$/, ''));
+      const ours = lock.pid === process.pid;
+      if (ours ? heldHere.has(file) : processExists(lock.pid)) throw new StoreLockedError(dir, lock.pid);
     }
     // Stale (dead owner, our pid from an earlier life, or unreadable): remove it unless it changed meanwhile, and retry.
     try {

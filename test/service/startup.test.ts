@@ -9,7 +9,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
     writeFileSync(path.join(dataDir, 'pglite', 'switchyard.lock'), '2147483646\n');
     const service = await spawnService({ DATA_DIR: dataDir });
     running = service;
-    expect(readFileSync(path.join(dataDir, 'pglite', 'switchyard.lock'), 'utf8').trim()).toBe(String(service.child.pid));
+    expect(readFileSync(path.join(dataDir, 'pglite', 'switchyard.lock'), 'utf8').split('\n')[0]).toBe(String(service.child.pid));
     expect(await service.stop()).toBe(0);
     running = undefined;
   });
@@ -137,7 +137,10 @@ describe('the embedded store lock, in one process', { timeout: 120_000 }, () => 
   it('refuses a second open of the same folder until the first closes; memory:// stores take no lock', async () => {
     const lockFile = path.join(dataDir, 'pglite', 'switchyard.lock');
     const first = await openStore({ dataDir });
-    expect(readFileSync(lockFile, 'utf8')).toBe(`${process.pid}\n`);
+    // The pid, and the system it means something on: the host name and the kernel's boot id.
+    const [pid, system] = readFileSync(lockFile, 'utf8').split('\n');
+    expect(pid).toBe(String(process.pid));
+    expect(system).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( boot [0-9a-f-]+)?$`));
     const second = openStore({ dataDir });
     await expect(second).rejects.toBeInstanceOf(StoreLockedError);
     await expect(second).rejects.toThrow(
@@ -150,6 +153,21 @@ describe('the embedded store lock, in one process', { timeout: 120_000 }, () => 
     writeFileSync(lockFile, `${process.pid}\n`);
     const again = await openStore({ dataDir });
     await again.close();
+    expect(existsSync(lockFile)).toBe(false);
+
+    // A lock taken on another system (a container sharing the folder, where pids are its own) is never taken
+    // over, even when its pid is ours or gone here: it names that system and the file to delete.
+    for (const otherPid of [process.pid, 2147483646]) {
+      writeFileSync(lockFile, `${otherPid}\nswitchyard-7f9c boot 00000000-0000-4000-8000-000000000000\n`);
+      const refused = openStore({ dataDir });
+      await expect(refused).rejects.toThrow(
+        `The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${otherPid} on switchyard-7f9c (another machine or container sharing the folder). ` +
+          `Stop it, or use DATABASE_URL for a shared PostgreSQL; if nothing runs there any more, delete ${lockFile}.`,
+      );
+    }
+    // A lock of an earlier release (the pid alone) is read as this system's.
+    writeFileSync(lockFile, '2147483646\n');
+    await (await openStore({ dataDir })).close();
     expect(existsSync(lockFile)).toBe(false);
 
     const a = await openStore({ dataDir: 'memory://' });
