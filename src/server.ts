@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { composeService } from './composition.js';
@@ -77,6 +78,9 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     await verifyKeyCheck(store.db, keyring);
   } catch (error) {
     await store.close();
+    // A key file made by this start for a store that has another key is no key of anything: it would only be
+    // read again by the next start in place of the right one.
+    if (source.endsWith(' (created)')) rmSync(source.slice(0, -' (created)'.length), { force: true });
     throw error;
   }
   const { buildApp, loggerOptions } = await appModule.catch(async (error: unknown) => {

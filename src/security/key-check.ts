@@ -15,8 +15,27 @@ function row(keyring: Keyring) {
   return { key_id: sealed.keyId, iv: sealed.iv, ciphertext: sealed.ciphertext, tag: sealed.tag };
 }
 
+/**
+ * A store written before the key check (or whose check is missing) that already holds sealed credentials:
+ * the check is sealed only with a key that opens them, so a wrong key given at that first start cannot
+ * become the store's key and lock the right one out.
+ */
+async function refuseForeignSeals(db: Kysely<DatabaseSchema>, keyring: Keyring): Promise<void> {
+  if ((await db.selectFrom('key_check').select('id').where('id', '=', 1).executeTakeFirst()) !== undefined) return;
+  for (const table of ['connectors', 'oauth_apps'] as const) {
+    const ids = await db.selectFrom(table).select('credentials_key_id').distinct().execute();
+    const foreign = ids.map((row) => row.credentials_key_id).find((id) => !keyring.holds(id));
+    if (foreign !== undefined) {
+      throw new KeyringError(
+        `The master key (id ${keyring.currentKeyId}) is not the key of this store's stored credentials (sealed with key id ${foreign}): give this store's key in SWITCHYARD_MASTER_KEY or DATA_DIR/master.key.`,
+      );
+    }
+  }
+}
+
 /** Creates the check on a new store; on an existing one, refuses a keyring that cannot open it. */
 export async function verifyKeyCheck(db: Kysely<DatabaseSchema>, keyring: Keyring): Promise<void> {
+  await refuseForeignSeals(db, keyring);
   await db
     .insertInto('key_check')
     .values({ id: 1, ...row(keyring) })

@@ -48,6 +48,11 @@ export class Keyring {
     return keyIdOf(this.current);
   }
 
+  /** Whether a value sealed with the key of this id can be opened. */
+  holds(keyId: string): boolean {
+    return this.keys.has(keyId);
+  }
+
   /** A key derived for another purpose (e.g. signing tokens), so the master key itself is used only for encryption. */
   derive(purpose: string): Uint8Array {
     return new Uint8Array(createHash('sha256').update(this.current).update(`switchyard:${purpose}`).digest());
