@@ -12,7 +12,10 @@ export interface HttpOptions {
   retryBaseMs: number;
   /** Largest backoff delay. */
   retryMaxMs: number;
-  /** Longest Retry-After the runtime waits for; a longer one is returned to the caller as RateLimitedError. */
+  /**
+   * Longest time one call waits on Retry-After, all its retries together; a wait that would go past it is
+   * returned to the caller at once as RateLimitedError (with the vendor's delay).
+   */
   maxRetryAfterMs: number;
   /** Largest response body read; a larger one is abandoned while streaming (UpstreamError, 502). */
   maxResponseBytes: number;
@@ -170,11 +173,12 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
 
 /**
  * Sends a request. Idempotent requests are retried on 429, 502, 503, 504 and network errors with
- * exponential backoff and jitter, honouring Retry-After up to options.maxRetryAfterMs.
+ * exponential backoff and jitter, honouring Retry-After up to options.maxRetryAfterMs in all.
  * Non-idempotent requests are sent exactly once. HTTP error statuses are returned, not thrown.
  */
 export async function sendRequest(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
   const attempts = idempotent ? options.retries + 1 : 1;
+  let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
     const last = attempt === attempts - 1;
     let response: HttpResponse;
@@ -194,15 +198,19 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
     if (!RETRYABLE_STATUSES.has(response.status) || last) return response;
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     if (retryAfter !== undefined) {
-      if (retryAfter * 1000 > options.maxRetryAfterMs) {
+      if (waitedMs + retryAfter * 1000 > options.maxRetryAfterMs) {
+        const said = `The vendor asked to wait ${Math.ceil(retryAfter)} s before retrying`;
         throw new RateLimitedError(
-          `The vendor asked to wait ${Math.ceil(retryAfter)} s before retrying, longer than the ${options.maxRetryAfterMs / 1000} s this client waits.`,
+          waitedMs === 0
+            ? `${said}, longer than the ${options.maxRetryAfterMs / 1000} s this client waits.`
+            : `${said}, after ${Math.round(waitedMs / 1000)} s of waiting already: more than the ${options.maxRetryAfterMs / 1000} s this client waits in all.`,
           {
             upstreamStatus: response.status,
             retryAfterSeconds: Math.ceil(retryAfter),
           },
         );
       }
+      waitedMs += retryAfter * 1000;
       await sleep(retryAfter * 1000);
     } else {
       await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }));

@@ -98,6 +98,20 @@ describe('HTTP behaviour', () => {
     expect(error.retryAfterSeconds).toBe(3600);
   });
 
+  it('waits on Retry-After at most maxRetryAfterMs in all: a call does not wait that long once per retry', async () => {
+    // The first 429's second is waited; another would make 2 s, past the 1.5 s cap: the second 429 goes back at once.
+    nock(API).get('/v2/users').times(3).reply(429, {}, { 'Retry-After': '1' });
+    const error = (await createConnector('harvest', { credentials, http: { ...fast, maxRetryAfterMs: 1_500 } })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as RateLimitedError;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.message).toBe('The vendor asked to wait 1 s before retrying, after 1 s of waiting already: more than the 1.5 s this client waits in all.');
+    expect(error.retryAfterSeconds).toBe(1);
+    // Two requests were sent, not three.
+    expect(nock.pendingMocks()).toHaveLength(1);
+    nock.cleanAll();
+  });
+
   it('parses Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('120', now)).toBe(120);
