@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { uuidv7 } from 'uuidv7';
 import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -6,6 +7,7 @@ import type { LoggerOptions } from 'pino';
 import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerCors } from './plugins/cors.js';
+import { registerRequestLogging } from './plugins/request-logging.js';
 import { registerShutdownAnswer } from './plugins/shutdown.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
@@ -37,6 +39,9 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
     bodyLimit: ctx.config.bodyLimitBytes,
     // Stopping: answered in the error envelope by registerShutdownAnswer instead.
     return503OnClosing: false,
+    // One line per request when it is answered (registerRequestLogging), with a unique id across restarts.
+    disableRequestLogging: true,
+    genReqId: () => uuidv7(),
     ...(ctx.config.trustProxy !== undefined && { trustProxy: trustedProxies(ctx.config.trustProxy) }),
     ...frameworkErrorOptions,
   });
@@ -48,6 +53,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
   registerShutdownAnswer(app);
+  registerRequestLogging(app);
   registerCors(app);
   registerJsonBody(app);
   registerAuthentication(app);

@@ -67,6 +67,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal;
+    /** The error code the request was answered with (set by the error handler), for its log line. */
+    errorCode?: string;
   }
   interface FastifyContextConfig {
     /** Routes reachable without an application token (only the token endpoint). */

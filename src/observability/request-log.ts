@@ -47,11 +47,15 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
-/** The request fields a log line holds (Fastify's, with the URL redacted). */
+/** Longest URL a log line holds; a longer one is cut (a 12 kB query string made a 12 kB line). */
+const MAX_LOGGED_URL = 2_048;
+
+/** The request fields a log line holds (Fastify's, with the URL redacted and cut). */
 export function requestLogValue(request: LoggedRequest): Record<string, unknown> {
+  const url = request.url === undefined ? undefined : redactUrl(request.url);
   return {
     method: request.method,
-    url: request.url === undefined ? undefined : redactUrl(request.url),
+    url: url !== undefined && url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

@@ -116,6 +116,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
+    request.errorCode = error.code;
     if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
     if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
@@ -134,10 +135,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (allowed.length > 0 && app.ctx.config.corsOrigins !== undefined && !allowed.includes('OPTIONS')) allowed.push('OPTIONS');
     if (allowed.length > 0) {
       const error = new MethodNotAllowedError(`${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`);
+      request.errorCode = error.code;
       void reply.status(405).header('allow', allowed.join(', ')).send(toEnvelope(error));
       return;
     }
     const error = new ResourceNotFoundError(`No route ${request.method} ${path}.`);
+    request.errorCode = error.code;
     void reply.status(404).send(toEnvelope(error));
   });
 }

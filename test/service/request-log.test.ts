@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +26,7 @@ describe('redactUrl', () => {
 describe('the service log', () => {
   let service: TestService;
   let tenant: Tenant;
+  let vendor: Server;
   const lines: string[] = [];
 
   beforeAll(async () => {
@@ -33,10 +36,22 @@ describe('the service log', () => {
         done();
       },
     });
-    service = await startTestService('pglite', {}, { log: pino(loggerOptions('info'), sink) });
+    vendor = createServer((request, response) => {
+      request.resume();
+      response.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"down for maintenance"}');
+    });
+    await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+    service = await startTestService(
+      'pglite',
+      { upstreamBaseUrls: { harvest: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}` }, upstreamRetries: 0 },
+      { log: pino(loggerOptions('info'), sink) },
+    );
     tenant = await createTenant(service, 'Acme');
   });
-  afterAll(async () => service?.close());
+  afterAll(async () => {
+    await service?.close();
+    await new Promise((resolve) => vendor?.close(resolve));
+  });
 
   it('never holds the connect page token or an OAuth code from a request URL', async () => {
     const widget = await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
@@ -54,5 +69,41 @@ describe('the service log', () => {
     expect(log).toContain('"url":"/connect/oauth/callback?code=[redacted]&state=[redacted]"');
     expect(log).toContain('"url":"/api/v1/nowhere?token=[redacted]"');
     for (const secret of [token, 'one-time-code-7f3a', 'stray-token-91c2', tenant.clientSecret]) expect(log).not.toContain(secret);
+  });
+
+  it('writes one line per answered request, with its route, status, organization, connector and error code; vendor failures as warnings, probes not at info', async () => {
+    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+      workspace_name: 'default',
+      connector_type: 'harvest',
+      name: 'Harvest',
+      credentials: { api_token: 'pat-log-0001', account_id: '1' },
+      replication_config: { sync_interval_minutes: 0 },
+    });
+    const id = created.body.id;
+    lines.length = 0;
+    const failed = await tenant.api.post(`/api/v1/integrations/connectors/${id}/execute`, { entity: 'users', action: 'list' });
+    expect(failed.status).toBe(502);
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect((await fetch(`${service.url}/api/v1/nowhere?q=${'x'.repeat(5_000)}`)).status).toBe(404);
+
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'request answered');
+    expect(entries).toHaveLength(2);
+    const [execute, unknown] = entries;
+    expect(execute).toMatchObject({
+      level: 40,
+      route: '/api/v1/integrations/connectors/:id/execute',
+      status: 502,
+      organization_id: tenant.organizationId,
+      connector_id: id,
+      error_code: 'upstream_error',
+      req: { method: 'POST', url: `/api/v1/integrations/connectors/${id}/execute` },
+      response_time_ms: expect.any(Number),
+    });
+    expect(execute?.reqId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(unknown).toMatchObject({ level: 30, route: null, status: 404, error_code: 'not_found' });
+    expect((unknown?.req as { url: string }).url.length).toBe(2_049);
+    // No second line per request, and no line for the probe at info.
+    expect(lines.filter((line) => line.includes('"msg":"incoming request"'))).toEqual([]);
+    expect(lines.join('\n')).not.toContain('"url":"/health"');
   });
 });
