@@ -1,4 +1,5 @@
 import { ConfigError, type ServiceConfig } from './config.js';
+import { redactDatabaseUrl } from './db/database.js';
 import { MissingExtensionError, NewerSchemaError } from './db/migrate.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
@@ -38,5 +39,18 @@ export function startupFailureMessage(error: unknown, config: ServiceConfig | un
     return `Cannot use ${path} (${code}): ${reason}. Give the service's user a DATA_DIR it can read and write (now ${config.dataDir}).`;
   }
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  const advice = code === undefined ? undefined : POSTGRES_ADVICE[code];
+  if (config?.databaseUrl !== undefined && advice !== undefined) {
+    return `PostgreSQL refused DATABASE_URL (${redactDatabaseUrl(config.databaseUrl)}): ${message}. ${advice}`;
+  }
   return `Switchyard could not start: ${message}`;
 }
+
+/** What to change for the PostgreSQL errors a start meets, by SQLSTATE. */
+const POSTGRES_ADVICE: Record<string, string> = {
+  '28P01': 'Check the user name and password in DATABASE_URL.',
+  '28000': "Check the user in DATABASE_URL and the server's pg_hba.conf.",
+  '3D000': 'Create the database first (createdb), or name an existing one in DATABASE_URL.',
+  '42501':
+    'The user needs to own the database, or to have CREATE on it and on its schema public (the store creates its tables, the pgboss schema and the pg_trgm extension).',
+};

@@ -79,3 +79,20 @@ describe('DATABASE_URL', () => {
     expect(redactDatabaseUrl('postgres://sy:k9@Q#z7Lw2@127.0.0.1:55432/main_db')).toBe('postgres://(URL not shown: it has a "#")');
   });
 });
+
+describe('PostgreSQL refusals at start', () => {
+  it('name DATABASE_URL (without its password) and what to change', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://sy:s3cret@db.internal:5432/app' });
+    const refusal = (code: string, message: string) => startupFailureMessage(Object.assign(new Error(message), { code }), config);
+    expect(refusal('28P01', 'password authentication failed for user "sy"')).toBe(
+      'PostgreSQL refused DATABASE_URL (postgres://sy:***@db.internal:5432/app): password authentication failed for user "sy". Check the user name and password in DATABASE_URL.',
+    );
+    expect(refusal('3D000', 'database "app" does not exist')).toMatch(
+      /^PostgreSQL refused DATABASE_URL .*: database "app" does not exist\. Create the database first/,
+    );
+    expect(refusal('42501', 'permission denied for schema public')).toMatch(/The user needs to own the database, or to have CREATE on it/);
+    expect(refusal('42501', 'x')).not.toContain('s3cret');
+    // Without DATABASE_URL (the embedded store) the same codes are not PostgreSQL's advice.
+    expect(startupFailureMessage(Object.assign(new Error('boom'), { code: '28P01' }), loadConfig({}))).toBe('Switchyard could not start: boom');
+  });
+});
