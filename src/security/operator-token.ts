@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../config.js';
 
 export function operatorTokenPath(dataDir: string): string {
   return path.join(dataDir, 'operator.token');
@@ -27,7 +28,16 @@ export interface OperatorToken {
 export function loadOperatorToken(options: { operatorToken?: string; dataDir: string }): OperatorToken {
   if (options.operatorToken !== undefined) return { token: options.operatorToken, source: 'SWITCHYARD_OPERATOR_TOKEN', created: false };
   const file = operatorTokenPath(options.dataDir);
-  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: file, created: false };
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    // The rule SWITCHYARD_OPERATOR_TOKEN follows (src/config.ts): a short or empty file is a guessable or unusable admin API.
+    if (token.length < 24 || /\s/.test(token)) {
+      throw new ConfigError(
+        `${file} must hold an operator token of at least 24 characters without spaces: write one (e.g. \`openssl rand -hex 24\`), or delete the file to have a new one made at start.`,
+      );
+    }
+    return { token, source: file, created: false };
+  }
   mkdirSync(path.dirname(file), { recursive: true });
   const token = generateOperatorToken();
   const temp = `${file}.tmp-${process.pid}`;

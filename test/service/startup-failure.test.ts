@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { redactDatabaseUrl } from '../../src/db/database.js';
+import { loadOperatorToken } from '../../src/security/operator-token.js';
 import { startupFailureMessage } from '../../src/startup-failure.js';
 
 function errno(message: string, fields: Partial<NodeJS.ErrnoException>): NodeJS.ErrnoException {
@@ -94,5 +98,26 @@ describe('PostgreSQL refusals at start', () => {
     expect(refusal('42501', 'x')).not.toContain('s3cret');
     // Without DATABASE_URL (the embedded store) the same codes are not PostgreSQL's advice.
     expect(startupFailureMessage(Object.assign(new Error('boom'), { code: '28P01' }), loadConfig({}))).toBe('Switchyard could not start: boom');
+  });
+});
+
+describe('DATA_DIR/operator.token', () => {
+  it('is refused at start when short or empty, as SWITCHYARD_OPERATOR_TOKEN is', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-operator-'));
+    try {
+      const file = path.join(dir, 'operator.token');
+      for (const content of ['short\n', '', 'has a space in the middle of it, 40 chars\n']) {
+        writeFileSync(file, content);
+        expect(() => loadOperatorToken({ dataDir: dir }), JSON.stringify(content)).toThrow(
+          new ConfigError(
+            `${file} must hold an operator token of at least 24 characters without spaces: write one (e.g. \`openssl rand -hex 24\`), or delete the file to have a new one made at start.`,
+          ),
+        );
+      }
+      writeFileSync(file, `${'a'.repeat(24)}\n`);
+      expect(loadOperatorToken({ dataDir: dir })).toEqual({ token: 'a'.repeat(24), source: file, created: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
