@@ -10,6 +10,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { didYouMean } from '../manifest/authoring-rules.js';
+import { manifestFiles } from '../manifest/load.js';
 import { runContract } from './check.js';
 import { formatLiveReport, specLine } from './live/report.js';
 import { runLive } from './live/run.js';
@@ -33,6 +35,13 @@ async function main(argv: string[]): Promise<number> {
     .option('--concurrency <n>', 'Prism instances at once (with --live)', '2')
     .parse(argv);
   const opts = program.opts<{ manifests: string; specs: string; live?: boolean; concurrency: string }>();
+  // A connector named on the command line that no manifest declares is a typo, not a check that passed.
+  const known = new Set(manifestFiles(path.resolve(opts.manifests)).map((file) => path.basename(file).replace(/\.ya?ml$/, '')));
+  const unknown = program.args.filter((name) => !known.has(name.replace(/\.ya?ml$/, '')));
+  if (unknown.length > 0) {
+    const first = unknown[0] as string;
+    throw new Error(`no manifest for ${unknown.map((name) => `"${name}"`).join(', ')} in ${opts.manifests}${didYouMean(first, [...known])}`);
+  }
   if (opts.live) {
     const started = performance.now();
     const out = await runLive({
