@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { uuidv7 } from 'uuidv7';
 import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
@@ -40,7 +40,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
     // Stopping: answered in the error envelope by registerShutdownAnswer instead.
     return503OnClosing: false,
     // One line per request when it is answered (registerRequestLogging), with a unique id across restarts.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => uuidv7(),
     ...(ctx.config.trustProxy !== undefined && { trustProxy: trustedProxies(ctx.config.trustProxy) }),
     ...frameworkErrorOptions,
