@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import { isStoreUnavailable } from '../db/store-errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
@@ -98,8 +98,31 @@ export const frameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors'
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+/**
+ * A store outage in the log: its first refusal with the cause, then at most one line every 10 s with how many
+ * requests were refused since the last (each request's own line carries its error code), not a stack per request.
+ */
+export class OutageLog {
+  private lastLine = 0;
+  private refusedSince = 0;
+
+  refused(log: FastifyBaseLogger, cause: unknown, now = Date.now()): void {
+    this.refusedSince += 1;
+    if (now - this.lastLine < 10_000) return;
+    // A refusal a minute or more after the last line begins a new outage, told with its cause.
+    const first = now - this.lastLine >= 60_000;
+    log.warn(
+      first ? { err: cause } : { err: (cause as Error).message, refused: this.refusedSince },
+      first ? 'store unavailable' : 'store still unavailable; requests refused since the last line',
+    );
+    this.lastLine = now;
+    this.refusedSince = 0;
+  }
+}
+
 /** One error handler and one not-found handler: every failure leaves in the same envelope. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  const outage = new OutageLog();
   // Which methods each path answers, so a known path with another method is a 405 with Allow.
   const routes = findMyWay();
   app.addHook('onRoute', (route) => {
@@ -118,7 +141,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
     request.errorCode = error.code;
     if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
-    if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
+    if (error instanceof StoreUnavailableError) outage.refused(request.log, raw);
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
     if (retryAfter !== undefined && (error.status === 429 || error.status === 503)) reply.header('retry-after', String(retryAfter));
     // RFC 6750 section 3: a 401 names the scheme, and says invalid_token when a token was sent.

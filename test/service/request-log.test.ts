@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyBaseLogger } from 'fastify';
 import { loggerOptions } from '../../src/app.js';
+import { OutageLog } from '../../src/plugins/error-handler.js';
 import { redactUrl } from '../../src/observability/request-log.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
@@ -105,5 +107,26 @@ describe('the service log', () => {
     // No second line per request, and no line for the probe at info.
     expect(lines.filter((line) => line.includes('"msg":"incoming request"'))).toEqual([]);
     expect(lines.join('\n')).not.toContain('"url":"/health"');
+  });
+});
+
+describe('a store outage in the log', () => {
+  it('tells the first refusal with its cause, then at most one line every 10 s with the count, and a new outage afresh', () => {
+    const written: Array<{ fields: Record<string, unknown>; msg: string }> = [];
+    const log = { warn: (fields: Record<string, unknown>, msg: string) => written.push({ fields, msg }) } as unknown as FastifyBaseLogger;
+    const outage = new OutageLog();
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const start = 1_000_000;
+    for (let second = 0; second < 25; second++) for (let i = 0; i < 3; i++) outage.refused(log, cause, start + second * 1_000);
+    outage.refused(log, cause, start + 200_000);
+    expect(written.map((line) => line.msg)).toEqual([
+      'store unavailable',
+      'store still unavailable; requests refused since the last line',
+      'store still unavailable; requests refused since the last line',
+      'store unavailable',
+    ]);
+    expect(written[0]?.fields.err).toBe(cause);
+    expect(written[1]?.fields).toEqual({ err: 'connect ECONNREFUSED 127.0.0.1:5432', refused: 30 });
+    expect(written[2]?.fields).toEqual({ err: 'connect ECONNREFUSED 127.0.0.1:5432', refused: 30 });
   });
 });
