@@ -132,6 +132,12 @@ function recordAt(body: unknown, path: string | undefined, response: HttpRespons
   return record;
 }
 
+/** Options of one execute call. */
+export interface ExecuteOptions {
+  /** Aborting it ends the call: the request in flight and the retries and waits to come. */
+  signal?: AbortSignal;
+}
+
 /** A connector instance: one definition, one set of credentials and config. */
 export class Connector {
   readonly definition: ConnectorDefinition;
@@ -280,10 +286,15 @@ export class Connector {
     return filled;
   }
 
+  /**
+   * Runs one action. `options.signal` ends it when aborted (a caller that went away): the request in flight,
+   * and any retry or wait still to come; the call rejects with the signal's reason.
+   */
   async execute<TData = unknown, TPagination = Record<string, unknown>>(
     entityName: string,
     actionName: string,
     params: Record<string, unknown> | null = {},
+    options: ExecuteOptions = {},
   ): Promise<ExecuteResult<TData, TPagination>> {
     // null means no params, as clients that always send the key write it.
     const given = params ?? {};
@@ -292,7 +303,8 @@ export class Connector {
     }
     const action = this.action(entityName, actionName);
     const { params: validParams, keepAtMost } = this.checkParams(entityName, actionName, given);
-    return this.perform<TData, TPagination>(action, validParams, keepAtMost);
+    options.signal?.throwIfAborted();
+    return this.perform<TData, TPagination>(action, validParams, keepAtMost, options.signal);
   }
 
   /**
@@ -324,6 +336,7 @@ export class Connector {
     action: ActionDefinition,
     validParams: Record<string, unknown>,
     keepAtMost?: number,
+    signal?: AbortSignal,
   ): Promise<ExecuteResult<TData, TPagination>> {
     await this.authenticator.prepare();
     const templateContext = { ...this.context, token: this.authenticator.tokenValues() };
@@ -347,7 +360,10 @@ export class Connector {
       const queryString = query.toString();
       const url = queryString ? `${request.url}?${queryString}` : request.url;
       const credentialHeaders = this.credentialHeaderNames(headers, Object.keys(applied.headers));
-      return { applied, response: await sendRequest({ ...request, url, headers, credentialHeaders }, this.http, action.idempotent) };
+      return {
+        applied,
+        response: await sendRequest({ ...request, url, headers, credentialHeaders, ...(signal !== undefined && { signal }) }, this.http, action.idempotent),
+      };
     };
 
     const refused = (r: HttpResponse) => r.status === 401 || (action.graphql !== undefined && isGraphqlAuthFailure(r));

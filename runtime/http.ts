@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import ky from 'ky';
 import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
 import { pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
@@ -40,6 +41,8 @@ export interface HttpRequest {
   body?: string;
   /** Names (lowercase) of the headers whose values come from credentials or tokens: never sent to another origin. */
   credentialHeaders?: readonly string[];
+  /** The caller's: aborting it ends the request, and its retries and waits, at once (its reason is thrown). */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -50,7 +53,14 @@ export interface HttpResponse {
 
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
+async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await wait(ms, undefined, signal === undefined ? undefined : { signal });
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
+}
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), if it has a usable value. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -96,6 +106,7 @@ async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<Htt
       retry: 0,
       throwHttpErrors: false,
       redirect: 'manual',
+      ...(request.signal !== undefined && { signal: request.signal }),
       fetch: (input) => pooledFetch(input as Request, limits),
     });
   } catch (error) {
@@ -167,6 +178,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
       headers,
       ...(!asGet && current.body !== undefined && { body: current.body }),
       credentialHeaders: request.credentialHeaders,
+      ...(request.signal !== undefined && { signal: request.signal }),
     };
   }
 }
@@ -185,6 +197,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
     try {
       response = await sendFollowingRedirects(request, options, idempotent);
     } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
       if (error instanceof SwitchyardError) throw error;
       if (error instanceof TransportTimeoutError) {
         throw new UpstreamTimeoutError(`The vendor did not answer within ${options.timeoutMs} ms (${request.method} ${redactUrl(request.url)}).`);
@@ -192,7 +205,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       if (last) {
         throw new UpstreamError(`The vendor could not be reached (${request.method} ${redactUrl(request.url)}): ${networkErrorCode(error)}.`, { cause: error });
       }
-      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }));
+      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }), request.signal);
       continue;
     }
     if (!RETRYABLE_STATUSES.has(response.status) || last) return response;
@@ -211,9 +224,9 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
         );
       }
       waitedMs += retryAfter * 1000;
-      await sleep(retryAfter * 1000);
+      await sleep(retryAfter * 1000, request.signal);
     } else {
-      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }));
+      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }), request.signal);
     }
   }
 }

@@ -30,7 +30,7 @@ export function createConnector(connectorType: string, options: ConnectorOptions
 }
 
 export { withOrigin } from './auth/oauth2.js';
-export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteResult } from './connector.js';
+export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteOptions, type ExecuteResult } from './connector.js';
 export type { StoredTokens, TokenRefresh, TokenRefreshHandler, TokenRefreshLock } from './auth/oauth2.js';
 export { limitDescription, limitPlan, pageSizeParam, UNIVERSAL_LIMIT, type LimitPlan } from './params.js';
 export type * from './definition.js';

@@ -79,6 +79,10 @@ export const SERVICE_ERRORS = {
   },
   no_access_token: { status: 400, meaning: 'The vendor granted access without an access token, so the connection could not be made.' },
   workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
+  client_closed_request: {
+    status: 499,
+    meaning: 'The client closed the connection before the answer (nginx\'s 499): the vendor call was stopped. Seen only in logs and metrics.',
+  },
   shutting_down: { status: 503, meaning: 'The service is stopping; send the request again (to another process) after Retry-After seconds.' },
   too_many_attempts: {
     status: 429,
@@ -124,6 +128,9 @@ export class BadRequestError extends SwitchyardError {
 }
 
 export class ConflictError extends codedError(SERVICE_ERRORS, 'conflict') {}
+
+/** The client went away before its answer: the vendor call (and its retries) was stopped. */
+export class ClientClosedRequestError extends codedError(SERVICE_ERRORS, 'client_closed_request') {}
 
 /** A request that reached a service already stopping. */
 export class ShuttingDownError extends codedError(SERVICE_ERRORS, 'shutting_down') {

@@ -10,6 +10,31 @@ const PROBES = new Set(['/health', '/ready', '/metrics']);
 
 export function registerRequestLogging(app: FastifyInstance): void {
   app.decorateRequest('errorCode', undefined);
+  app.decorateRequest('startedAt', 0);
+  app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
+    // A client that closes the connection before its answer gets no onResponse (no answer was finished): its line
+    // is written when the connection closes, as nginx's 499.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      const route = request.routeOptions.url;
+      const params = request.params as Record<string, unknown> | undefined;
+      const connectorId = route?.includes('/connectors/:id') ? params?.id : undefined;
+      request.log.info(
+        {
+          req: request,
+          route: route ?? null,
+          status: 499,
+          response_time_ms: Math.round(performance.now() - request.startedAt),
+          ...(request.principal?.organizationId !== undefined && { organization_id: request.principal.organizationId }),
+          ...(typeof connectorId === 'string' && { connector_id: connectorId }),
+          error_code: 'client_closed_request',
+        },
+        'request answered',
+      );
+    });
+    done();
+  });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
     const status = reply.statusCode;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ClientClosedRequestError } from '../errors.js';
 import { executeOperation, type ExecuteRequest } from '../services/execution.js';
 import { errorResponses, idParamsSchema } from './shared-schemas.js';
 
@@ -65,6 +66,18 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
         },
       },
     },
-    async (request) => executeOperation(app.ctx, request.principal.organizationId, request.params.id, request.body),
+    async (request, reply) => {
+      // A client that goes away before its answer stops the vendor call, its retries and its waits.
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort(new ClientClosedRequestError('The client closed the connection before the answer; the vendor call was stopped.'));
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return await executeOperation(app.ctx, request.principal.organizationId, request.params.id, request.body, gone.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
   );
 }

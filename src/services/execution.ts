@@ -91,7 +91,13 @@ function withPeriod(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-export async function executeOperation(ctx: ServiceContext, organizationId: string, connectorId: string, request: ExecuteRequest): Promise<ExecuteResponse> {
+export async function executeOperation(
+  ctx: ServiceContext,
+  organizationId: string,
+  connectorId: string,
+  request: ExecuteRequest,
+  signal?: AbortSignal,
+): Promise<ExecuteResponse> {
   const started = performance.now();
   const { row, workspace, connector } = await ctx.connectors.get(organizationId, connectorId);
   assertWorkspaceActive(workspace);
@@ -100,7 +106,9 @@ export async function executeOperation(ctx: ServiceContext, organizationId: stri
   }
   let outcome;
   try {
-    outcome = await observeUpstream(ctx, row.connector_type, () => connector.execute(request.entity, request.action, request.params ?? {}));
+    outcome = await observeUpstream(ctx, row.connector_type, () =>
+      connector.execute(request.entity, request.action, request.params ?? {}, signal === undefined ? {} : { signal }),
+    );
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new AuthenticationError(

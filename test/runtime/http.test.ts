@@ -112,6 +112,21 @@ describe('HTTP behaviour', () => {
     nock.cleanAll();
   });
 
+  it('stops at once when the signal is aborted: no retry, no wait, the reason is thrown', async () => {
+    nock(API).get('/v2/users').times(4).reply(429, {}, { 'Retry-After': '1' });
+    const gone = new AbortController();
+    const reason = new Error('the caller went away');
+    const call = createConnector('harvest', { credentials, http: { ...fast, maxRetryAfterMs: 10_000 } }).execute('users', 'list', {}, { signal: gone.signal });
+    setTimeout(() => gone.abort(reason), 100);
+    await expect(call).rejects.toBe(reason);
+    // One request, then the abort ended the wait for the next.
+    expect(nock.pendingMocks()).toHaveLength(1);
+    nock.cleanAll();
+    const aborted = new AbortController();
+    aborted.abort(reason);
+    await expect(createConnector('harvest', { credentials, http: fast }).execute('users', 'list', {}, { signal: aborted.signal })).rejects.toBe(reason);
+  });
+
   it('parses Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('120', now)).toBe(120);

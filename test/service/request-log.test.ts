@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,5 +128,65 @@ describe('a store outage in the log', () => {
     expect(written[0]?.fields.err).toBe(cause);
     expect(written[1]?.fields).toEqual({ err: 'connect ECONNREFUSED 127.0.0.1:5432', refused: 30 });
     expect(written[2]?.fields).toEqual({ err: 'connect ECONNREFUSED 127.0.0.1:5432', refused: 30 });
+  });
+});
+
+describe('a client that goes away before its answer', () => {
+  it('stops the vendor call and its retries, and the request is logged and counted as 499', async () => {
+    let asked = 0;
+    const slowVendor = createServer((request, response) => {
+      request.resume();
+      asked += 1;
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"message":"slow down"}');
+    });
+    await new Promise<void>((resolve) => slowVendor.listen(0, '127.0.0.1', resolve));
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const service = await startTestService(
+      'pglite',
+      { upstreamBaseUrls: { harvest: `http://127.0.0.1:${(slowVendor.address() as AddressInfo).port}` }, upstreamRetries: 3 },
+      { log: pino(loggerOptions('info'), sink) },
+    );
+    try {
+      const tenant = await createTenant(service, 'Gone');
+      const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'Harvest',
+        credentials: { api_token: 'pat-gone', account_id: '1' },
+        replication_config: { sync_interval_minutes: 0 },
+      });
+      // The client (curl -m 0.4, say) drops the connection while the service waits out the vendor's Retry-After.
+      const body = JSON.stringify({ entity: 'users', action: 'list' });
+      const socket = connect(Number(new URL(service.url).port), '127.0.0.1', () =>
+        socket.write(
+          `POST /api/v1/integrations/connectors/${created.body.id}/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${tenant.api.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        ),
+      );
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      socket.destroy();
+      // Without the stop, the vendor would be asked again after each 1 s Retry-After: 4 requests in 3 s.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(asked).toBe(1);
+      const answered = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.msg === 'request answered' && entry.route === '/api/v1/integrations/connectors/:id/execute');
+      expect(answered).toEqual([
+        expect.objectContaining({ status: 499, error_code: 'client_closed_request', level: 30, connector_id: created.body.id, organization_id: tenant.organizationId }),
+      ]);
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      expect(metrics).toContain('switchyard_http_requests_total{method="POST",route="/api/v1/integrations/connectors/:id/execute",status_code="499"} 1');
+    } finally {
+      await service.close();
+      slowVendor.closeAllConnections();
+      await new Promise((resolve) => slowVendor.close(resolve));
+    }
   });
 });
