@@ -81,7 +81,7 @@ export const SERVICE_ERRORS = {
   workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
   client_closed_request: {
     status: 499,
-    meaning: 'The client closed the connection before the answer (nginx\'s 499): the vendor call was stopped. Seen only in logs and metrics.',
+    meaning: "The client closed the connection before the answer (nginx's 499): the vendor call was stopped. Seen only in logs and metrics.",
   },
   shutting_down: { status: 503, meaning: 'The service is stopping; send the request again (to another process) after Retry-After seconds.' },
   too_many_attempts: {

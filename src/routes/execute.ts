@@ -70,7 +70,8 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
       // A client that goes away before its answer stops the vendor call, its retries and its waits.
       const gone = new AbortController();
       const onClose = () => {
-        if (!reply.raw.writableFinished) gone.abort(new ClientClosedRequestError('The client closed the connection before the answer; the vendor call was stopped.'));
+        if (!reply.raw.writableFinished)
+          gone.abort(new ClientClosedRequestError('The client closed the connection before the answer; the vendor call was stopped.'));
       };
       reply.raw.once('close', onClose);
       try {

@@ -179,7 +179,13 @@ describe('a client that goes away before its answer', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => entry.msg === 'request answered' && entry.route === '/api/v1/integrations/connectors/:id/execute');
       expect(answered).toEqual([
-        expect.objectContaining({ status: 499, error_code: 'client_closed_request', level: 30, connector_id: created.body.id, organization_id: tenant.organizationId }),
+        expect.objectContaining({
+          status: 499,
+          error_code: 'client_closed_request',
+          level: 30,
+          connector_id: created.body.id,
+          organization_id: tenant.organizationId,
+        }),
       ]);
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
       expect(metrics).toContain('switchyard_http_requests_total{method="POST",route="/api/v1/integrations/connectors/:id/execute",status_code="499"} 1');
