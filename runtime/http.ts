@@ -200,6 +200,11 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       if (request.signal?.aborted) throw request.signal.reason;
       if (error instanceof SwitchyardError) throw error;
       if (error instanceof TransportTimeoutError) {
+        if (error.waitingFor === 'connection') {
+          throw new UpstreamTimeoutError(
+            `No connection to the vendor came free within ${options.timeoutMs} ms: too many calls to ${new URL(request.url).host} are under way at once; the request was not sent (${request.method} ${redactUrl(request.url)}).`,
+          );
+        }
         throw new UpstreamTimeoutError(`The vendor did not answer within ${options.timeoutMs} ms (${request.method} ${redactUrl(request.url)}).`);
       }
       if (last) {

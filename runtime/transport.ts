@@ -48,10 +48,17 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/** The vendor did not answer (headers and whole body) within the timeout: the request was destroyed. */
+/**
+ * The vendor did not answer (headers and whole body) within the timeout once the request had a connection
+ * (`response`), or no connection of the origin's pool came free within it (`connection`: the request was never
+ * sent). Either way the request was destroyed.
+ */
 export class TransportTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`No complete response within ${timeoutMs} ms.`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly waitingFor: 'response' | 'connection' = 'response',
+  ) {
+    super(waitingFor === 'response' ? `No complete response within ${timeoutMs} ms.` : `No connection came free within ${timeoutMs} ms.`);
     this.name = 'TransportTimeoutError';
   }
 }
@@ -62,7 +69,11 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export interface TransportLimits {
   /** Largest body (after decoding) read of one response. */
   maxResponseBytes: number;
-  /** Longest wait for the whole response, from the call of pooledFetch. */
+  /**
+   * Longest wait for the whole response once the request has a connection; a request queued for one of the
+   * origin's connections (all busy) waits up to as long again for it, unsent, so a queue does not spend the
+   * vendor's time on requests that would time out once sent.
+   */
   timeoutMs: number;
 }
 
@@ -179,7 +190,6 @@ function exchange(
   body: Buffer | undefined,
   signal: AbortSignal | null,
   limits: TransportLimits,
-  deadline: number,
 ): Promise<Response> {
   const agent = agents[url.protocol as keyof typeof agents];
   if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
@@ -190,6 +200,7 @@ function exchange(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(queued);
       signal?.removeEventListener('abort', onAbort);
       request.destroy();
       reject(error);
@@ -238,7 +249,13 @@ function exchange(
       if (request.reusedSocket && (error as { code?: unknown }).code === 'ECONNRESET') staleFailures.add(error);
       fail(error);
     });
-    const timer = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs)), Math.max(0, deadline - performance.now()));
+    // The response's time starts when the request has a connection; until then it waits for one, up to as long.
+    let timer: NodeJS.Timeout | undefined;
+    const queued = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs, 'connection')), limits.timeoutMs);
+    request.once('socket', () => {
+      clearTimeout(queued);
+      if (!settled) timer = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs)), limits.timeoutMs);
+    });
     if (signal !== null) {
       if (signal.aborted) {
         onAbort();
@@ -259,7 +276,6 @@ function staleConnection(error: unknown, method: string): boolean {
 export async function pooledFetch(input: Request, limits: TransportLimits): Promise<Response> {
   // As ky did: a timeout Node cannot keep is refused; zero gives up at once.
   if (limits.timeoutMs > MAX_TIMEOUT_MS) throw new RangeError(`The timeout cannot be greater than ${MAX_TIMEOUT_MS} ms.`);
-  const deadline = performance.now() + limits.timeoutMs;
   const url = new URL(input.url);
   const headers: Record<string, string> = {};
   input.headers.forEach((value, name) => {
@@ -270,9 +286,9 @@ export async function pooledFetch(input: Request, limits: TransportLimits): Prom
   const body = input.body === null ? undefined : Buffer.from(await input.arrayBuffer());
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
   try {
-    return await exchange(url, input.method, headers, body, input.signal, limits, deadline);
+    return await exchange(url, input.method, headers, body, input.signal, limits);
   } catch (error) {
     if (!staleConnection(error, input.method) || input.signal.aborted) throw error;
-    return exchange(url, input.method, headers, body, input.signal, limits, deadline);
+    return exchange(url, input.method, headers, body, input.signal, limits);
   }
 }

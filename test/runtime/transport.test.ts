@@ -195,6 +195,24 @@ describe('statuses and time', () => {
     await expect.poll(() => closed).toBe(true);
   });
 
+  it('counts the timeout from the connection: a request queued behind 128 busy ones waits for one unsent, then gives up', async () => {
+    const held: ServerResponse[] = [];
+    const { origin, received } = await serve((_request, response) => {
+      held.push(response);
+    });
+    // The origin's 128 connections are all busy with calls the vendor holds.
+    const busy = Array.from({ length: 128 }, (_, i) => get(`${origin}/busy/${i}`, { timeoutMs: 10_000 }).catch((caught: unknown) => caught));
+    await expect.poll(() => received.length).toBe(128);
+    const error = (await get(`${origin}/queued`, { timeoutMs: 200 }).catch((caught: unknown) => caught)) as UpstreamTimeoutError;
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect(error.message).toBe(
+      `No connection to the vendor came free within 200 ms: too many calls to ${new URL(origin).host} are under way at once; the request was not sent (GET ${origin}/queued).`,
+    );
+    expect(received).toHaveLength(128);
+    for (const response of held) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    await Promise.all(busy);
+  });
+
   it('counts the body against the timeout: a vendor that sends its headers and then stalls is given up on', async () => {
     let closed = false;
     const { origin } = await serve((request, response) => {
