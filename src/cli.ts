@@ -14,6 +14,7 @@ import { addConnectCommand, ConnectCommandError } from './connect-cli.js';
 import { entityOutcomeView } from './context/sync/outcome-view.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
+import { serviceRunning } from './db/service-presence.js';
 import { KeyringError } from './security/keyring.js';
 import { KeyRotationError, rotateMasterKey } from './services/key-rotation.js';
 import { createClient, createOrganization, findMissingOrganizations } from './services/organizations.js';
@@ -141,14 +142,20 @@ admin
   .option('--json', 'print JSON: {rotated, key_id}')
   .action(async (options: { json?: boolean }) => {
     const newMasterKey = process.env.SWITCHYARD_NEW_MASTER_KEY || undefined;
-    const result = await withStore((store, config) =>
-      rotateMasterKey({
+    const result = await withStore(async (store, config) => {
+      // A service still running would go on sealing new credentials with the old key, and fail on the rotated ones.
+      if (store.kind === 'postgres' && (await serviceRunning(store.db))) {
+        throw new KeyRotationError(
+          'A Switchyard service is running on this database (it holds the service lock): stop every service process first, then run rotate-key again. Nothing was changed.',
+        );
+      }
+      return rotateMasterKey({
         db: store.db,
         dataDir: config.dataDir,
         ...(config.masterKey !== undefined && { masterKey: config.masterKey }),
         ...(newMasterKey !== undefined && { newMasterKey }),
-      }),
-    );
+      });
+    });
     const lines = [
       ...(result.resumed ? ['An interrupted rotation was found (master.key.next): its pending key is the new key.'] : []),
       `Re-encrypted the credentials of ${result.rotated} connector${result.rotated === 1 ? '' : 's'} under master key ${result.key_id} (was ${result.previous_key_id}).`,

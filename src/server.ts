@@ -5,6 +5,7 @@ import { composeService } from './composition.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, redactDatabaseUrl, type Store } from './db/database.js';
 import type { MigrationProgress } from './db/migrate.js';
+import { holdServicePresence } from './db/service-presence.js';
 import { isStoreUnavailable } from './db/store-errors.js';
 import { verifyKeyCheck } from './security/key-check.js';
 import { loadKeyring } from './security/keyring.js';
@@ -94,6 +95,13 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
   let app: FastifyInstance;
   let url: string;
   try {
+    // On PostgreSQL, the lock that tells `switchyard admin rotate-key` a service runs on the database.
+    if (config.databaseUrl !== undefined) {
+      const presence = await holdServicePresence(config.databaseUrl, (error) =>
+        service.ctx.log.warn({ err: error.message }, 'lost the connection that holds the service lock; taking it again'),
+      );
+      service.adopt(() => presence.release());
+    }
     app = buildApp(service.ctx);
     const built = app;
     service.adopt(() => built.close());

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { holdServicePresence, serviceRunning } from '../../src/db/service-presence.js';
+import { runCli } from '../support/spawn-service.js';
 import { connectorModules } from '../../runtime/index.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
 import { decodeKey, Keyring, keyFilePath, keyIdOf, loadKeyring, pendingKeyFilePath, writeKeyFile } from '../../src/security/keyring.js';
@@ -200,6 +202,23 @@ describe.each(storeKinds())('master key rotation (%s)', (kind) => {
       /SWITCHYARD_NEW_MASTER_KEY is only used when the master key comes from SWITCHYARD_MASTER_KEY/,
     );
     expect(existsSync(pendingKeyFilePath(dataDir))).toBe(false);
+  });
+
+  it.runIf(kind === 'postgres')('is refused by the CLI while a service holds the service lock of the database, and allowed once it stops', async () => {
+    const env = { DATABASE_URL: service.databaseUrl as string, DATA_DIR: dataDir, SWITCHYARD_MASTER_KEY: randomBytes(32).toString('base64') };
+    expect(await serviceRunning(db)).toBe(false);
+    const presence = await holdServicePresence(service.databaseUrl as string, () => undefined);
+    try {
+      expect(await serviceRunning(db)).toBe(true);
+      const refused = runCli(['admin', 'rotate-key'], { ...env, SWITCHYARD_NEW_MASTER_KEY: randomBytes(32).toString('base64') });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr.trim()).toBe(
+        'A Switchyard service is running on this database (it holds the service lock): stop every service process first, then run rotate-key again. Nothing was changed.',
+      );
+    } finally {
+      await presence.release();
+    }
+    expect(await serviceRunning(db)).toBe(false);
   });
 
   it('reencryptCredentials with no connectors rotates nothing and succeeds', async () => {
