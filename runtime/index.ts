@@ -34,6 +34,7 @@ export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteOpt
 export type { StoredTokens, TokenRefresh, TokenRefreshHandler, TokenRefreshLock } from './auth/oauth2.js';
 export { limitDescription, limitPlan, pageSizeParam, UNIVERSAL_LIMIT, type LimitPlan } from './params.js';
 export type * from './definition.js';
+export { callerMustGive } from './definition.js';
 export * from './errors.js';
 export { connectorModules } from './generated/index.js';
 export * from './generated/index.js';

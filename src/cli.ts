@@ -14,7 +14,7 @@ import { addConnectCommand, ConnectCommandError } from './connect-cli.js';
 import { entityOutcomeView } from './context/sync/outcome-view.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
-import { serviceRunning } from './db/service-presence.js';
+import { ServiceRunningError, withNoServiceRunning } from './db/service-presence.js';
 import { KeyringError } from './security/keyring.js';
 import { KeyRotationError, rotateMasterKey } from './services/key-rotation.js';
 import { createClient, createOrganization, findMissingOrganizations } from './services/organizations.js';
@@ -143,18 +143,23 @@ admin
   .action(async (options: { json?: boolean }) => {
     const newMasterKey = process.env.SWITCHYARD_NEW_MASTER_KEY || undefined;
     const result = await withStore(async (store, config) => {
-      // A service still running would go on sealing new credentials with the old key, and fail on the rotated ones.
-      if (store.kind === 'postgres' && (await serviceRunning(store.db))) {
+      const rotate = () =>
+        rotateMasterKey({
+          db: store.db,
+          dataDir: config.dataDir,
+          ...(config.masterKey !== undefined && { masterKey: config.masterKey }),
+          ...(newMasterKey !== undefined && { newMasterKey }),
+        });
+      if (store.kind !== 'postgres') return rotate();
+      // A service running on the database would go on sealing new credentials with the old key, stranding them.
+      try {
+        return await withNoServiceRunning(store.db, rotate);
+      } catch (error) {
+        if (!(error instanceof ServiceRunningError)) throw error;
         throw new KeyRotationError(
           'A Switchyard service is running on this database (it holds the service lock): stop every service process first, then run rotate-key again. Nothing was changed.',
         );
       }
-      return rotateMasterKey({
-        db: store.db,
-        dataDir: config.dataDir,
-        ...(config.masterKey !== undefined && { masterKey: config.masterKey }),
-        ...(newMasterKey !== undefined && { newMasterKey }),
-      });
     });
     const lines = [
       ...(result.resumed ? ['An interrupted rotation was found (master.key.next): its pending key is the new key.'] : []),

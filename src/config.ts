@@ -189,8 +189,10 @@ function checkDatabaseUrl(url: string): void {
   } catch {
     throw new ConfigError(`DATABASE_URL is not a valid URL: ${encode}.`);
   }
-  const authority = url.slice(url.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
-  if (parsed.hash !== '' || authority.split('@').length > 2) {
+  const afterScheme = url.slice(url.indexOf('//') + 2);
+  const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
+  // An @ past the authority means a / or ? of the password ended it early: "svc:/s3cret@host" is read as host "svc".
+  if (parsed.hash !== '' || authority.split('@').length > 2 || afterScheme.slice(authority.length).includes('@')) {
     throw new ConfigError(`DATABASE_URL cannot be read as user, password, host and database: ${encode}.`);
   }
 }

@@ -5,10 +5,10 @@ import { composeService } from './composition.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, redactDatabaseUrl, type Store } from './db/database.js';
 import type { MigrationProgress } from './db/migrate.js';
-import { holdServicePresence } from './db/service-presence.js';
+import { holdServicePresence, type ServicePresence } from './db/service-presence.js';
 import { isStoreUnavailable } from './db/store-errors.js';
 import { verifyKeyCheck } from './security/key-check.js';
-import { loadKeyring } from './security/keyring.js';
+import { KeyringError, loadKeyring } from './security/keyring.js';
 import { loadOperatorToken } from './security/operator-token.js';
 
 export interface RunningService {
@@ -75,16 +75,26 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
   const store = await openStoreWhenReachable(config);
+  // On PostgreSQL, the lock that tells `switchyard admin rotate-key` a service runs on the database, taken before the
+  // key check: a rotation under way holds it, so the start waits and then opens the rotated check.
+  let presence: ServicePresence | undefined;
   try {
+    if (config.databaseUrl !== undefined) {
+      presence = await holdServicePresence(config.databaseUrl, (error) =>
+        process.stderr.write(`Lost the connection that holds the service lock (${error.message}); taking it again.\n`),
+      );
+    }
     await verifyKeyCheck(store.db, keyring);
   } catch (error) {
+    await presence?.release();
     await store.close();
     // A key file made by this start for a store that has another key is no key of anything: it would only be
     // read again by the next start in place of the right one.
-    if (source.endsWith(' (created)')) rmSync(source.slice(0, -' (created)'.length), { force: true });
+    if (error instanceof KeyringError && source.endsWith(' (created)')) rmSync(source.slice(0, -' (created)'.length), { force: true });
     throw error;
   }
   const { buildApp, loggerOptions } = await appModule.catch(async (error: unknown) => {
+    await presence?.release();
     await store.close();
     throw error;
   });
@@ -92,16 +102,13 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     { store, keyring, config },
     { ownStore: true, log: pino(options.quiet ? { level: 'silent' } : loggerOptions(config.logLevel)) },
   );
+  if (presence !== undefined) {
+    const held = presence;
+    service.adopt(() => held.release());
+  }
   let app: FastifyInstance;
   let url: string;
   try {
-    // On PostgreSQL, the lock that tells `switchyard admin rotate-key` a service runs on the database.
-    if (config.databaseUrl !== undefined) {
-      const presence = await holdServicePresence(config.databaseUrl, (error) =>
-        service.ctx.log.warn({ err: error.message }, 'lost the connection that holds the service lock; taking it again'),
-      );
-      service.adopt(() => presence.release());
-    }
     app = buildApp(service.ctx);
     const built = app;
     service.adopt(() => built.close());

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
-import type { ActionDefinition, ConnectorDefinition, JsonObject } from '../../runtime/definition.js';
+import { callerMustGive, type ActionDefinition, type ConnectorDefinition, type JsonObject } from '../../runtime/definition.js';
 import { limitDescription, limitPlan, UNIVERSAL_LIMIT } from '../../runtime/params.js';
 import { SECTION_SEPARATOR, sectionMarker, skillDocsHeader } from '../../runtime/skill-docs.js';
 import { schemaToType } from './types.js';
@@ -51,7 +51,7 @@ function actionMarkdown(entity: string, name: string, action: ActionDefinition, 
   const params = Object.entries(action.params).map(([paramName, p]) => ({
     name: paramName,
     type: typeLabel(p.schema),
-    required: p.required ? 'yes' : 'no',
+    required: callerMustGive(p) ? 'yes' : 'no',
     limits: limitsOf(p.schema),
     description: [p.description ?? p.schema.description ?? '', p.aliases ? `Also accepted as ${p.aliases.map((alias) => `\`${alias}\``).join(', ')}.` : '']
       .filter((part) => part !== '')
@@ -60,7 +60,7 @@ function actionMarkdown(entity: string, name: string, action: ActionDefinition, 
   const limit = limitPlan(action);
   if (limit !== undefined) params.push({ name: UNIVERSAL_LIMIT, type: 'integer', required: 'no', limits: 'minimum 1', description: limitDescription(limit) });
   const exampleParams: Record<string, unknown> = {};
-  for (const [paramName, p] of Object.entries(action.params)) if (p.required) exampleParams[paramName] = exampleValue(paramName, p.schema);
+  for (const [paramName, p] of Object.entries(action.params)) if (callerMustGive(p)) exampleParams[paramName] = exampleValue(paramName, p.schema);
   const fields = definition.entities[entity]?.record.fields ?? {};
   return template('action')({
     entity,

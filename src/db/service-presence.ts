@@ -22,14 +22,24 @@ export async function holdServicePresence(databaseUrl: string, onLost: (error: E
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
     next.on('error', (error: Error) => {
-      if (released) return;
+      if (released || client !== next) return;
       onLost(error);
       client = undefined;
       next.end().catch(() => undefined);
       schedule();
     });
-    await next.connect();
-    await next.query('SELECT pg_advisory_lock_shared($1)', [SERVICE_LOCK]);
+    try {
+      await next.connect();
+      // Waits while a key rotation holds the lock exclusively: the service then starts on the rotated store.
+      await next.query('SELECT pg_advisory_lock_shared($1)', [SERVICE_LOCK]);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (released) {
+      await next.end().catch(() => undefined);
+      return;
+    }
     client = next;
   };
   const schedule = () => {
@@ -50,12 +60,23 @@ export async function holdServicePresence(databaseUrl: string, onLost: (error: E
   };
 }
 
-/** Whether a service process holds the service lock on this store right now. */
-export async function serviceRunning(db: Kysely<DatabaseSchema>): Promise<boolean> {
+/** A service process holds the service lock: work that needs every service stopped was not done. */
+export class ServiceRunningError extends Error {
+  override name = 'ServiceRunningError';
+}
+
+/**
+ * Runs `work` holding the service lock exclusively (no service runs, and none starts until it ends: a starting
+ * service waits for the lock before it opens the key check), or throws ServiceRunningError at once.
+ */
+export async function withNoServiceRunning<T>(db: Kysely<DatabaseSchema>, work: () => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
     const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_lock(${SERVICE_LOCK}) AS free`.execute(connection);
-    if (rows[0]?.free !== true) return true;
-    await sql`SELECT pg_advisory_unlock(${SERVICE_LOCK})`.execute(connection);
-    return false;
+    if (rows[0]?.free !== true) throw new ServiceRunningError('A Switchyard service is running on this database (it holds the service lock).');
+    try {
+      return await work();
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${SERVICE_LOCK})`.execute(connection);
+    }
   });
 }

@@ -5,6 +5,7 @@
  * docs generated from the manifests (read through the service's SkillLibrary), which inspect points to by docs_skill_id.
  */
 import {
+  callerMustGive,
   connectorModules,
   limitDescription,
   limitPlan,
@@ -130,7 +131,8 @@ function paramCatalog(name: string, param: ParamDefinition): ParamCatalog {
   return {
     name,
     location: param.in,
-    required: param.required,
+    // Required of the caller: a param the runtime fills with its default (send_default) is not.
+    required: callerMustGive(param),
     type: schema.type ?? null,
     description,
     ...(Array.isArray(schema.enum) && { enum: schema.enum }),

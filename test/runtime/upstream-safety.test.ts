@@ -205,6 +205,8 @@ describe('redirects of reads', () => {
       'http://169.254.169.254/latest/meta-data/',
       'http://[::1]:8080/',
       'http://localhost/admin',
+      'http://localhost./admin',
+      'http://[64:ff9b::a00:1]/',
       'http://10.1.2.3/',
     ]) {
       const scope = nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location });

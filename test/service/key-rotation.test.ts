@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { holdServicePresence, serviceRunning } from '../../src/db/service-presence.js';
+import { holdServicePresence, ServiceRunningError, withNoServiceRunning } from '../../src/db/service-presence.js';
 import { runCli } from '../support/spawn-service.js';
 import { connectorModules } from '../../runtime/index.js';
 import type { DatabaseSchema } from '../../src/db/schema.js';
@@ -206,10 +206,9 @@ describe.each(storeKinds())('master key rotation (%s)', (kind) => {
 
   it.runIf(kind === 'postgres')('is refused by the CLI while a service holds the service lock of the database, and allowed once it stops', async () => {
     const env = { DATABASE_URL: service.databaseUrl as string, DATA_DIR: dataDir, SWITCHYARD_MASTER_KEY: randomBytes(32).toString('base64') };
-    expect(await serviceRunning(db)).toBe(false);
     const presence = await holdServicePresence(service.databaseUrl as string, () => undefined);
     try {
-      expect(await serviceRunning(db)).toBe(true);
+      await expect(withNoServiceRunning(db, async () => 'rotated')).rejects.toBeInstanceOf(ServiceRunningError);
       const refused = runCli(['admin', 'rotate-key'], { ...env, SWITCHYARD_NEW_MASTER_KEY: randomBytes(32).toString('base64') });
       expect(refused.status).toBe(1);
       expect(refused.stderr.trim()).toBe(
@@ -218,7 +217,20 @@ describe.each(storeKinds())('master key rotation (%s)', (kind) => {
     } finally {
       await presence.release();
     }
-    expect(await serviceRunning(db)).toBe(false);
+    // With no service, the work runs holding the lock, and a service that starts meanwhile waits for it to end.
+    let started = false;
+    const rotation = withNoServiceRunning(db, async () => {
+      const starting = holdServicePresence(service.databaseUrl as string, () => undefined).then((held) => {
+        started = true;
+        return held;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(started).toBe(false);
+      return { starting };
+    });
+    const held = await (await rotation).starting;
+    expect(started).toBe(true);
+    await held.release();
   });
 
   it('reencryptCredentials with no connectors rotates nothing and succeeds', async () => {

@@ -56,7 +56,15 @@ describe('integer settings', () => {
 
 describe('DATABASE_URL', () => {
   it('refuses a URL whose password leaves @ or # unencoded, without repeating it, and takes the encoded one', () => {
-    for (const url of ['postgres://sy:k9@Q#z7Lw2@127.0.0.1:55432/main_db', 'postgres://sy:Xy7#kQ2@9z@db.internal/app', 'postgres://sy:a@b@db/app']) {
+    for (const url of [
+      'postgres://sy:k9@Q#z7Lw2@127.0.0.1:55432/main_db',
+      'postgres://sy:Xy7#kQ2@9z@db.internal/app',
+      'postgres://sy:a@b@db/app',
+      // A password starting with / or ?, or after digits read as a port: the authority ends early.
+      'postgres://svc:/kQ2z7Lw2@db.example.com/app',
+      'postgres://svc:5432/kQ2z7Lw2@db.example.com/app',
+      'postgres://svc:?kQ2z7Lw2@db.example.com/app',
+    ]) {
       const error = (() => {
         try {
           loadConfig({ DATABASE_URL: url });

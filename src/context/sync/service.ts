@@ -275,11 +275,12 @@ export class SyncService {
         try {
           return { rows: (await db.executeQuery(query)).rows };
         } catch (error) {
-          if (!isStoreUnavailable(error) || this.closing) throw error;
-          if (attempt > SETTLE_ATTEMPTS) {
+          // Nothing awaits this statement: a rejection would be unhandled and end the process. A job whose end is not
+          // recorded stays active until SYNC_JOB_TIMEOUT_MINUTES (or the next start, on the embedded store).
+          if (!isStoreUnavailable(error) || this.closing || attempt > SETTLE_ATTEMPTS) {
             this.log.error(
               { err: (error as Error).message, job_ids: values[1] },
-              'could not record the end of a sync job while the store was unavailable; it stays active until SYNC_JOB_TIMEOUT_MINUTES',
+              'could not record the end of a sync job; it stays active until SYNC_JOB_TIMEOUT_MINUTES',
             );
             return { rows: [] };
           }
@@ -293,7 +294,11 @@ export class SyncService {
     const boss = new PgBoss({
       db: {
         executeSql: async (text: string, values?: unknown[]) => {
-          if (this.storeReleased) throw new Error('the sync queue is stopped');
+          if (this.storeReleased) {
+            // A job's end sent after the store was released: nothing awaits it, so it must not reject (see settle).
+            if (settleStatements.has(text)) return { rows: [] };
+            throw new Error('the sync queue is stopped');
+          }
           this.inFlight += 1;
           try {
             const query = CompiledQuery.raw(text, values ?? []);
@@ -351,8 +356,6 @@ export class SyncService {
       for (let attempt = 1; ; attempt += 1) {
         try {
           await this.boss.start();
-          if (this.ctx.store.kind === 'pglite') await this.reclaimOrphanedJobs();
-          return;
         } catch (error) {
           // Two processes installing the schema at once: pg-boss checks "installed?" before its lock, so the later one
           // fails. A fresh instance then finds it installed (a pg-boss instance whose start failed cannot be started again).
@@ -360,7 +363,15 @@ export class SyncService {
           this.log.info({ err: error instanceof Error ? error.message : String(error) }, 'the sync queue could not start; trying again');
           this.boss = this.newBoss();
           await sleep(100 * attempt);
+          continue;
         }
+        // Once, on the started queue: a failure here is told and leaves the jobs to their timeout, not a second queue.
+        if (this.ctx.store.kind === 'pglite') {
+          await this.reclaimOrphanedJobs().catch((error: unknown) =>
+            this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'could not hand back the sync jobs a stopped process left running'),
+          );
+        }
+        return;
       }
     })();
     this.starting.catch(() => {
