@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -20,7 +20,7 @@ export class StoreLockedError extends Error {
       host === undefined
         ? `The embedded store in ${dir} is in use by process ${pid} (is \`npm start\` running?). Stop it, or use DATABASE_URL for a shared PostgreSQL.`
         : `The embedded store in ${dir} is in use by process ${pid} on ${host} (another machine or container sharing the folder). ` +
-            `Stop it, or use DATABASE_URL for a shared PostgreSQL; if nothing runs there any more, delete ${path.join(dir, LOCK_FILE_NAME)}.`,
+            `Stop it, or use DATABASE_URL for a shared PostgreSQL. If nothing runs there any more, its lock is taken over 15 minutes after its last refresh, or delete ${path.join(dir, LOCK_FILE_NAME)}.`,
     );
     this.name = 'StoreLockedError';
   }
@@ -110,11 +110,37 @@ function createExclusive(file: string): boolean {
   return true;
 }
 
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the lock when it is this process's own (its whole text: the pid alone may be another system's). */
 function removeIfOwned(file: string): void {
   try {
-    if (readOwner(file) === process.pid) unlinkSync(file);
+    if (readText(file) === LOCK_TEXT) unlinkSync(file);
   } catch {
     // Already gone.
+  }
+}
+
+/**
+ * A lock from another system cannot be checked there, so its holder refreshes it (the file's time) every
+ * HEARTBEAT_MS; one not refreshed for ABANDONED_AFTER_MS was left by a process that died (a container killed
+ * and replaced), and is taken over. The margin is wide: the embedded store's work runs on the event loop, and a
+ * long migration may hold it for minutes.
+ */
+const HEARTBEAT_MS = 30_000;
+export const ABANDONED_AFTER_MS = 15 * 60_000;
+
+function lastRefreshed(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
   }
 }
 
@@ -126,25 +152,40 @@ export function acquireStoreLock(dir: string): StoreLock {
       heldHere.add(file);
       const onExit = () => removeIfOwned(file);
       process.once('exit', onExit);
+      const heartbeat = setInterval(() => {
+        try {
+          if (readText(file) === LOCK_TEXT) utimesSync(file, new Date(), new Date());
+        } catch {
+          // The folder went away: nothing to refresh.
+        }
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
       return {
         file,
         release() {
           if (!heldHere.delete(file)) return;
+          clearInterval(heartbeat);
           process.removeListener('exit', onExit);
           removeIfOwned(file);
         },
       };
     }
+    const text = readText(file);
     const lock = readLock(file);
-    const owner = lock?.pid;
     if (lock !== undefined) {
-      if (lock.system !== SYSTEM) throw new StoreLockedError(dir, lock.pid, lock.system.replace(/ boot .*$/, ''));
-      const ours = lock.pid === process.pid;
-      if (ours ? heldHere.has(file) : processExists(lock.pid)) throw new StoreLockedError(dir, lock.pid);
+      if (lock.system !== SYSTEM) {
+        const refreshed = lastRefreshed(file);
+        if (refreshed === undefined || Date.now() - refreshed < ABANDONED_AFTER_MS)
+          throw new StoreLockedError(dir, lock.pid, lock.system.replace(/ boot .*$/, ''));
+      } else {
+        const ours = lock.pid === process.pid;
+        if (ours ? heldHere.has(file) : processExists(lock.pid)) throw new StoreLockedError(dir, lock.pid);
+      }
     }
-    // Stale (dead owner, our pid from an earlier life, or unreadable): remove it unless it changed meanwhile, and retry.
+    // Stale (dead owner, our pid from an earlier life, abandoned on another system, or unreadable): remove it unless
+    // it changed meanwhile, and retry.
     try {
-      if (readOwner(file) === owner) unlinkSync(file);
+      if (readText(file) === text) unlinkSync(file);
     } catch {
       // Removed by someone else; retry.
     }

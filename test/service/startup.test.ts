@@ -8,13 +8,13 @@
  * second start's time is only reported.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../src/db/database.js';
-import { StoreLockedError } from '../../src/db/store-lock.js';
+import { ABANDONED_AFTER_MS, StoreLockedError } from '../../src/db/store-lock.js';
 import { runServiceExpectingFailure, spawnService, type SpawnedService } from '../support/spawn-service.js';
 import { seedDataDir } from '../support/store.js';
 
@@ -162,9 +162,16 @@ describe('the embedded store lock, in one process', { timeout: 120_000 }, () => 
       const refused = openStore({ dataDir });
       await expect(refused).rejects.toThrow(
         `The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${otherPid} on switchyard-7f9c (another machine or container sharing the folder). ` +
-          `Stop it, or use DATABASE_URL for a shared PostgreSQL; if nothing runs there any more, delete ${lockFile}.`,
+          `Stop it, or use DATABASE_URL for a shared PostgreSQL. If nothing runs there any more, its lock is taken over 15 minutes after its last refresh, or delete ${lockFile}.`,
       );
     }
+    // Not refreshed for 15 minutes: its holder died there (a container killed and replaced), and it is taken over.
+    writeFileSync(lockFile, '4242\nswitchyard-7f9c boot 00000000-0000-4000-8000-000000000000\n');
+    const abandoned = new Date(Date.now() - ABANDONED_AFTER_MS - 1_000);
+    utimesSync(lockFile, abandoned, abandoned);
+    const takenOver = await openStore({ dataDir });
+    expect(readFileSync(lockFile, 'utf8').split('\n')[0]).toBe(String(process.pid));
+    await takenOver.close();
     // A lock of an earlier release (the pid alone) is read as this system's.
     writeFileSync(lockFile, '2147483646\n');
     await (await openStore({ dataDir })).close();
