@@ -11,11 +11,30 @@ import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses } from './shared-schemas.js';
 import { workspaceNameSchema } from './workspaces.js';
 
-/** Wrong client secrets one address may send in a minute before it is refused without hashing (429). */
+/**
+ * Wrong secrets one address may send for one client_id in a minute before that pair is refused without hashing
+ * (429): another client behind the same address (a shared NAT) keeps its own budget.
+ */
 export const FAILED_TOKEN_REQUESTS_PER_MINUTE = 20;
 
+/** Wrong secrets one address may send in a minute whatever the client_id (a flood that varies it). */
+export const FAILED_TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE = 200;
+
+/** An address as a source of attempts: IPv6 by its /64 (one host's share), IPv4 whole. */
+export function attemptSource(ip: string): string {
+  if (!ip.includes(':') || /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return ip.replace(/^::ffff:/i, '');
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const groups = [...head.split(':').filter(Boolean), ...Array(8).fill('0')].slice(0, 8);
+  if (tail !== '') {
+    const right = tail.split(':').filter(Boolean);
+    groups.splice(8 - right.length, right.length, ...right);
+  }
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
 export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
-  const failures = new AttemptLimiter(FAILED_TOKEN_REQUESTS_PER_MINUTE, 60_000);
+  const perClient = new AttemptLimiter(FAILED_TOKEN_REQUESTS_PER_MINUTE, 60_000);
+  const perAddress = new AttemptLimiter(FAILED_TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE, 60_000);
   app.post<{ Body: { client_id: string; client_secret: string } }>(
     '/api/v1/account/applications/token',
     {
@@ -50,18 +69,24 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       keepOutOfCaches(reply);
-      const wait = failures.refusal(request.ip);
+      const address = attemptSource(request.ip);
+      const pair = `${address} ${request.body.client_id}`;
+      const wait = perClient.refusal(pair) ?? perAddress.refusal(address);
       if (wait !== undefined) {
         throw new TooManyAttemptsError(`Too many failed token requests from this address within a minute: try again in ${wait} s.`, wait);
       }
-      failures.begin(request.ip);
+      perClient.begin(pair);
+      perAddress.begin(address);
       let organizationId: string;
       try {
         organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, requestedOrganization(request));
-        failures.settle(request.ip, true);
+        perClient.settle(pair, true);
+        perAddress.settle(address, true);
       } catch (error) {
         // Only a wrong client_id or secret counts: an ambiguous organization comes after a right secret.
-        failures.settle(request.ip, !(error instanceof UnauthorizedError));
+        const succeeded = !(error instanceof UnauthorizedError);
+        perClient.settle(pair, succeeded);
+        perAddress.settle(address, succeeded);
         throw error;
       }
       const ttl = app.ctx.config.tokenTtlSeconds;

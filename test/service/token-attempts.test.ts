@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { FAILED_TOKEN_REQUESTS_PER_MINUTE } from '../../src/routes/token.js';
+import { attemptSource, FAILED_TOKEN_REQUESTS_PER_MINUTE } from '../../src/routes/token.js';
 import { AttemptLimiter } from '../../src/security/attempt-limiter.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
@@ -34,7 +34,7 @@ describe('failed token requests', () => {
   });
   afterAll(async () => service?.close());
 
-  it('refuses an address after 20 wrong secrets in a minute, with 429 and Retry-After, while other addresses go on', async () => {
+  it('refuses an address after 20 wrong secrets for a client in a minute, with 429 and Retry-After, while other addresses and clients go on', async () => {
     const wrong = { client_id: tenant.clientId, client_secret: 'wrong-secret' };
     const attempts = await Promise.all(Array.from({ length: FAILED_TOKEN_REQUESTS_PER_MINUTE }, () => tokenRequest(service, wrong, '203.0.113.7')));
     expect(attempts.map((a) => a.status)).toEqual(Array(FAILED_TOKEN_REQUESTS_PER_MINUTE).fill(401));
@@ -51,6 +51,9 @@ describe('failed token requests', () => {
     // Another client address behind the same proxy has its own budget, and the right secret works there.
     const elsewhere = await tokenRequest(service, { client_id: tenant.clientId, client_secret: tenant.clientSecret }, '198.51.100.20');
     expect(elsewhere.status).toBe(200);
+    // So does another client behind the same address (a shared NAT): the budget is per address and client_id.
+    const neighbour = await createTenant(service, 'Neighbour');
+    expect((await tokenRequest(service, { client_id: neighbour.clientId, client_secret: neighbour.clientSecret }, '203.0.113.7')).status).toBe(200);
   });
 
   it('does not count successful requests', async () => {
@@ -88,6 +91,16 @@ describe('AttemptLimiter', () => {
     expect(limiter.refusal('a')).toBeUndefined();
     expect(limiter.refusal('b')).toBeGreaterThan(0);
     expect(limiter.refusal('c')).toBeGreaterThan(0);
+  });
+});
+
+describe('the source of an attempt', () => {
+  it('is an IPv4 address whole, and an IPv6 one by its /64', () => {
+    expect(attemptSource('203.0.113.7')).toBe('203.0.113.7');
+    expect(attemptSource('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(attemptSource('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(attemptSource('2001:db8:1:2::9')).toBe('2001:db8:1:2::/64');
+    expect(attemptSource('2001:db8::')).toBe('2001:db8:0:0::/64');
   });
 });
 
