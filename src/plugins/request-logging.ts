@@ -4,9 +4,25 @@
  * alone. Answers the vendor failed (5xx: upstream errors, timeouts, store outages) are warnings; probes
  * (/health, /ready, /metrics) that succeed are debug, so a scraper does not fill the log.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const PROBES = new Set(['/health', '/ready', '/metrics']);
+
+/** The fields of a request's line. */
+function answered(request: FastifyRequest, status: number, ms: number, errorCode: string | undefined): Record<string, unknown> {
+  const route = request.routeOptions.url;
+  const params = request.params as Record<string, unknown> | undefined;
+  const connectorId = route?.includes('/connectors/:id') ? params?.id : undefined;
+  return {
+    req: request,
+    route: route ?? null,
+    status,
+    response_time_ms: Math.round(ms),
+    ...(request.principal?.organizationId !== undefined && { organization_id: request.principal.organizationId }),
+    ...(typeof connectorId === 'string' && { connector_id: connectorId }),
+    ...(errorCode !== undefined && { error_code: errorCode }),
+  };
+}
 
 export function registerRequestLogging(app: FastifyInstance): void {
   app.decorateRequest('errorCode', undefined);
@@ -17,42 +33,15 @@ export function registerRequestLogging(app: FastifyInstance): void {
     // is written when the connection closes, as nginx's 499.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      const route = request.routeOptions.url;
-      const params = request.params as Record<string, unknown> | undefined;
-      const connectorId = route?.includes('/connectors/:id') ? params?.id : undefined;
-      request.log.info(
-        {
-          req: request,
-          route: route ?? null,
-          status: 499,
-          response_time_ms: Math.round(performance.now() - request.startedAt),
-          ...(request.principal?.organizationId !== undefined && { organization_id: request.principal.organizationId }),
-          ...(typeof connectorId === 'string' && { connector_id: connectorId }),
-          error_code: 'client_closed_request',
-        },
-        'request answered',
-      );
+      request.log.info(answered(request, 499, performance.now() - request.startedAt, 'client_closed_request'), 'request answered');
     });
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url;
     const status = reply.statusCode;
+    const route = request.routeOptions.url;
     const level = status >= 500 || status === 429 ? 'warn' : route !== undefined && PROBES.has(route) && status < 400 ? 'debug' : 'info';
-    const params = request.params as Record<string, unknown> | undefined;
-    const connectorId = route?.includes('/connectors/:id') ? params?.id : undefined;
-    request.log[level](
-      {
-        req: request,
-        route: route ?? null,
-        status,
-        response_time_ms: Math.round(reply.elapsedTime),
-        ...(request.principal?.organizationId !== undefined && { organization_id: request.principal.organizationId }),
-        ...(typeof connectorId === 'string' && { connector_id: connectorId }),
-        ...(request.errorCode !== undefined && { error_code: request.errorCode }),
-      },
-      'request answered',
-    );
+    request.log[level](answered(request, status, reply.elapsedTime, request.errorCode), 'request answered');
     done();
   });
 }
