@@ -10,7 +10,7 @@ import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse 
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
 import { getPath } from './paths.js';
-import { buildFollowRequest, buildRequest, resolveBaseUrl, type Target } from './request.js';
+import { buildFollowRequest, buildRequest, resolveBaseUrl, templatedValue, type Target } from './request.js';
 import { renderTemplate, type TemplateContext } from './templates.js';
 import { errorInBody, upstreamError } from './upstream-errors.js';
 import { depthIssue, issuesFromValidator, type CompiledValidator } from './validation.js';
@@ -255,10 +255,7 @@ export class Connector {
     }
     for (const [name, param] of Object.entries(action.params)) {
       if (param.in !== 'path' || params[name] === undefined || issues.some((i) => i.field === name)) continue;
-      const issue = pathSegmentIssue(
-        name,
-        param.valueTemplate === undefined ? String(params[name]) : param.valueTemplate.replace('{value}', String(params[name])),
-      );
+      const issue = pathSegmentIssue(name, String(templatedValue(param, params[name])));
       if (issue) issues.push(issue);
     }
     if (issues.length > 0) {

@@ -63,6 +63,11 @@ function pathFor(action: ActionDefinition, params: Record<string, unknown>): str
   throw new ValidationError(`Invalid params: ${message}.`, [{ field: 'params', rule: 'path_params', message, limit: paths }]);
 }
 
+/** A param's value as sent: through its value_template when it has one (Jira's `project = {value}`). */
+export function templatedValue(param: ParamDefinition, raw: unknown): unknown {
+  return param.valueTemplate === undefined ? raw : param.valueTemplate.replace('{value}', String(raw));
+}
+
 /** Builds the HTTP request for validated params (auth headers and query are added by the caller). */
 export function buildRequest(action: ActionDefinition, params: Record<string, unknown>, target: Target): HttpRequest & { query: URLSearchParams } {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -78,7 +83,7 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
   for (const [name, raw] of Object.entries(params)) {
     const param = own(action.params, name);
     if (raw === undefined) continue;
-    const value = param?.valueTemplate === undefined ? raw : param.valueTemplate.replace('{value}', String(raw));
+    const value = param === undefined ? raw : templatedValue(param, raw);
     if (!param) {
       // Only reachable with additional_params: body (the validator rejects other unknown names).
       body[name] = value;

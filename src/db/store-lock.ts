@@ -73,10 +73,6 @@ function readLock(file: string): { pid: number; system: string } | undefined {
   }
 }
 
-function readOwner(file: string): number | undefined {
-  return readLock(file)?.pid;
-}
-
 /** Creates the lock file with our pid already inside (written aside, then hard-linked: no reader ever sees it empty). */
 function create(file: string): boolean {
   const temp = `${file}.${process.pid}.tmp`;
@@ -190,6 +186,5 @@ export function acquireStoreLock(dir: string): StoreLock {
       // Removed by someone else; retry.
     }
   }
-  const owner = readOwner(file);
-  throw new StoreLockedError(dir, owner ?? 0);
+  throw new StoreLockedError(dir, readLock(file)?.pid ?? 0);
 }

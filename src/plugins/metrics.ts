@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../routes/metrics.js';
+import { onRequestAbandoned } from './request-logging.js';
 
 /**
  * Wires metrics into an app: the request hook (one per answered request), the observer the execute
@@ -15,14 +16,7 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     done();
   });
   // A client that closed the connection before its answer is counted as nginx does, 499.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) {
-        metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', 499, (performance.now() - request.startedAt) / 1000);
-      }
-    });
-    done();
-  });
+  onRequestAbandoned(app, (request, seconds) => metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', 499, seconds));
   void app.register(metricsRoutes(metrics));
   return metrics;
 }

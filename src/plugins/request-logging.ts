@@ -24,16 +24,34 @@ function answered(request: FastifyRequest, status: number, ms: number, errorCode
   };
 }
 
+/** Told of a request whose client closed the connection before its answer (`seconds` since it came in). */
+export type AbandonedRequestListener = (request: FastifyRequest, seconds: number) => void;
+
+const abandonedListeners = new WeakMap<FastifyInstance, AbandonedRequestListener[]>();
+
+/**
+ * Tells `listener` of every request whose client went away before its answer: Fastify's onResponse never comes
+ * for those (no answer was finished), so this is their one hook (metrics count them as nginx's 499).
+ */
+export function onRequestAbandoned(app: FastifyInstance, listener: AbandonedRequestListener): void {
+  const listeners = abandonedListeners.get(app);
+  if (listeners === undefined) throw new Error('registerRequestLogging(app) must come before a listener of abandoned requests.');
+  listeners.push(listener);
+}
+
 export function registerRequestLogging(app: FastifyInstance): void {
+  const listeners: AbandonedRequestListener[] = [
+    (request, seconds) => request.log.info(answered(request, 499, seconds * 1000, 'client_closed_request'), 'request answered'),
+  ];
+  abandonedListeners.set(app, listeners);
   app.decorateRequest('errorCode', undefined);
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
-    // A client that closes the connection before its answer gets no onResponse (no answer was finished): its line
-    // is written when the connection closes, as nginx's 499.
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      request.log.info(answered(request, 499, performance.now() - request.startedAt, 'client_closed_request'), 'request answered');
+      const seconds = (performance.now() - request.startedAt) / 1000;
+      for (const listener of listeners) listener(request, seconds);
     });
     done();
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
 import { BadRequestError, TooManyAttemptsError, UnauthorizedError } from '../errors.js';
 import { requestedOrganization } from '../plugins/authentication.js';
@@ -20,16 +21,12 @@ export const FAILED_TOKEN_REQUESTS_PER_MINUTE = 20;
 /** Wrong secrets one address may send in a minute whatever the client_id (a flood that varies it). */
 export const FAILED_TOKEN_REQUESTS_PER_ADDRESS_PER_MINUTE = 200;
 
-/** An address as a source of attempts: IPv6 by its /64 (one host's share), IPv4 whole. */
+/** An address as a source of attempts: IPv6 by its /64 (one host's share), IPv4 (IPv4-mapped too) whole. */
 export function attemptSource(ip: string): string {
-  if (!ip.includes(':') || /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return ip.replace(/^::ffff:/i, '');
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const groups = [...head.split(':').filter(Boolean), ...Array(8).fill('0')].slice(0, 8);
-  if (tail !== '') {
-    const right = tail.split(':').filter(Boolean);
-    groups.splice(8 - right.length, right.length, ...right);
-  }
-  return `${groups.slice(0, 4).join(':')}::/64`;
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${address.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
 
 export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
