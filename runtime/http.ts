@@ -1,7 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import ky from 'ky';
 import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
-import { pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
+import { InternalAddressError, pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
 import { isInternalHost } from './internal-hosts.js';
 
 export interface HttpOptions {
@@ -92,9 +92,12 @@ function tooLarge(request: HttpRequest, status: number, maxBytes: number): Upstr
   );
 }
 
-/** One request through ky on the pooled transport, which reads the body whole but never more than the cap. */
-async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<HttpResponse> {
-  const limits = { maxResponseBytes: options.maxResponseBytes, timeoutMs: options.timeoutMs };
+/**
+ * One request through ky on the pooled transport, which reads the body whole but never more than the cap;
+ * with `publicAddressesOnly`, a host name is connected to only if it resolves to public addresses.
+ */
+async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddressesOnly = false): Promise<HttpResponse> {
+  const limits = { maxResponseBytes: options.maxResponseBytes, timeoutMs: options.timeoutMs, publicAddressesOnly };
   let response: Response;
   try {
     response = await ky(request.url, {
@@ -124,17 +127,29 @@ async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<Htt
  * - an idempotent request follows at most options.maxRedirects redirects (http and https only);
  *   once a redirect leaves the request's origin, every header whose value comes from credentials or
  *   tokens (request.credentialHeaders) is dropped from that hop and every later one;
- * - a redirect to localhost or a loopback, private or link-local address is refused, unless the vendor
+ * - a redirect to localhost or a loopback, private or link-local address is refused, written in the URL
+ *   or resolved from a host name (the connection goes to the addresses checked), unless the vendor
  *   itself is at such an address;
  * - 303, and 301/302 after a POST, continue as a GET without a body; 307/308 repeat the method and body.
  */
 async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
   const origin = new URL(request.url).origin;
+  const vendorIsInternal = isInternalHost(new URL(origin).hostname);
   const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
   let current = request;
   let leftOrigin = false;
+  /** The redirect off the vendor's origin that sent the current request, if one did (named if the target resolves to an internal address). */
+  let redirectedBy: { said: string; status: number } | undefined;
   for (let hop = 0; ; hop++) {
-    const response = await sendOnce(current, options);
+    let response: HttpResponse;
+    try {
+      response = await sendOnce(current, options, redirectedBy !== undefined);
+    } catch (error) {
+      if (redirectedBy === undefined || !(error instanceof InternalAddressError)) throw error;
+      throw new UpstreamError(`${redirectedBy.said}, which resolves to an address of this machine or its private network (${error.address}): not followed.`, {
+        upstreamStatus: redirectedBy.status,
+      });
+    }
     if (!REDIRECT_STATUSES.has(response.status)) return response;
     const location = response.headers.get('location');
     if (location === null || location.trim() === '') return response;
@@ -155,7 +170,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     }
     // A vendor's redirect (or an open redirect on its site) must not turn the service into a reader of its
     // own network: an internal address is followed only from a vendor that is itself at one (a test double).
-    if (target.origin !== origin && isInternalHost(target.hostname) && !isInternalHost(new URL(origin).hostname)) {
+    if (target.origin !== origin && isInternalHost(target.hostname) && !vendorIsInternal) {
       throw new UpstreamError(`${said}, an address of this machine or its private network, which this service does not follow.`, {
         upstreamStatus: response.status,
       });
@@ -172,6 +187,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     if (asGet) {
       for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
     }
+    redirectedBy = target.origin !== origin && !vendorIsInternal ? { said, status: response.status } : undefined;
     current = {
       method: asGet ? 'GET' : current.method,
       url: target.toString(),

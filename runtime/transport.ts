@@ -15,9 +15,12 @@
  * timer around every call (about 15 µs of CPU per call, measured on ky with a stub fetch), this one a
  * timer on the request. It spans the whole exchange (headers and body) and a resend on a new connection.
  */
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import zlib from 'node:zlib';
+import { isInternalHost } from './internal-hosts.js';
 
 /** Idle pooled connections are closed after this long: vendors close idle keep-alive connections too, and a request sent on one they closed fails. */
 const IDLE_SOCKET_MS = 4_000;
@@ -29,6 +32,42 @@ const MAX_SOCKETS_PER_ORIGIN = 128;
 const agents = {
   'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
   'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
+};
+
+/** The host name resolved to an address of this machine or its private network, on a connection limited to public addresses: nothing was sent. */
+export class InternalAddressError extends Error {
+  readonly code = 'EINTERNALADDRESS';
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+  ) {
+    super(`${hostname} resolves to ${address}, an address of this machine or its private network.`);
+    this.name = 'InternalAddressError';
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * dns.lookup, refusing (InternalAddressError) a name any of whose addresses is loopback, private, shared or
+ * link-local. The connection goes to the addresses checked here, so a name that answers differently the
+ * next time (DNS rebinding) changes nothing.
+ */
+export const publicAddressLookup = ((hostname: string, options: LookupOptions, callback: LookupCallback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error !== null) return callback(error, []);
+    const internal = addresses.find((entry) => isInternalHost(entry.address));
+    if (internal !== undefined) return callback(new InternalAddressError(hostname, internal.address), []);
+    const first = addresses[0];
+    if (options.all === true || first === undefined) return callback(null, addresses);
+    callback(null, first.address, first.family);
+  });
+}) as LookupFunction;
+
+/** Pools for connections that may reach public addresses only (a redirect away from the vendor): a socket in them was opened through publicAddressLookup. */
+const publicAgents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo', lookup: publicAddressLookup }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo', lookup: publicAddressLookup }),
 };
 
 /** Errors of requests that failed on a reused connection before any answer. */
@@ -75,6 +114,8 @@ export interface TransportLimits {
    * vendor's time on requests that would time out once sent.
    */
   timeoutMs: number;
+  /** Connect only to public addresses of a host name (publicAddressLookup); an IP address in the URL is the caller's to check. */
+  publicAddressesOnly?: boolean;
 }
 
 function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
@@ -191,7 +232,7 @@ function exchange(
   signal: AbortSignal | null,
   limits: TransportLimits,
 ): Promise<Response> {
-  const agent = agents[url.protocol as keyof typeof agents];
+  const agent = (limits.publicAddressesOnly === true ? publicAgents : agents)[url.protocol as keyof typeof agents];
   if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<Response>((resolve, reject) => {

@@ -3,11 +3,13 @@
  * origins) that record every request they receive: redirects, credential headers across origins, the
  * response size cap, and very large pages.
  */
+import dns, { type LookupAddress } from 'node:dns';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConnector, UpstreamError, ValidationError } from '../../runtime/index.js';
+import { publicAddressLookup } from '../../runtime/transport.js';
 
 interface Seen {
   method: string;
@@ -224,6 +226,72 @@ describe('redirects of reads', () => {
       .get('/users')
       .reply(200, { users: [], links: { next: null } });
     expect((await createConnector('harvest', { credentials: HARVEST, http: noRetry }).execute('users', 'list')).data).toEqual([]);
+  });
+
+  describe('a redirect to a host name', () => {
+    /** Answers dns.lookup from `names` (all addresses, as a resolver would give them), for the names listed only. */
+    function resolveAs(names: Record<string, LookupAddress[]>) {
+      const original = dns.lookup;
+      return vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
+        const addresses = names[hostname];
+        if (addresses === undefined) return (original as (...args: unknown[]) => void)(hostname, options, callback);
+        const done = (typeof options === 'function' ? options : callback) as (error: null, addresses: LookupAddress[] | string, family?: number) => void;
+        const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
+        const first = addresses[0] as LookupAddress;
+        process.nextTick(() => (all ? done(null, addresses) : done(null, first.address, first.family)));
+      }) as typeof dns.lookup);
+    }
+    afterEach(() => {
+      vi.restoreAllMocks();
+      nock.enableNetConnect('127.0.0.1');
+    });
+
+    it('is refused when the name resolves to an address of this machine or its private network (any of its addresses), and not retried', async () => {
+      const lookup = resolveAs({
+        'intranet.example.com': [{ address: '10.0.0.7', family: 4 }],
+        'mixed.example.com': [
+          { address: '93.184.215.14', family: 4 },
+          { address: '::1', family: 6 },
+        ],
+      });
+      // The hop's host has no mock: the request goes to the network, where the lookup refuses it before any connection.
+      nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.endsWith('.example.com:80') || host.endsWith('.example.com:443'));
+      for (const [location, address] of [
+        ['http://intranet.example.com/admin', '10.0.0.7'],
+        ['https://mixed.example.com/users', '::1'],
+      ] as const) {
+        const scope = nock('https://api.harvestapp.com').get('/v2/users').reply(302, '', { location });
+        const error = (await createConnector('harvest', { credentials: HARVEST, http: { retries: 2, retryBaseMs: 1, retryMaxMs: 2 } })
+          .execute('users', 'list')
+          .catch((e: unknown) => e)) as UpstreamError;
+        expect(error, location).toBeInstanceOf(UpstreamError);
+        expect(error.message).toBe(
+          `The vendor answered GET https://api.harvestapp.com/v2/users with HTTP 302, redirecting to ${new URL(location).host}, which resolves to an address of this machine or its private network (${address}): not followed.`,
+        );
+        expect(error.upstreamStatus).toBe(302);
+        expect(scope.isDone()).toBe(true);
+      }
+      expect(lookup.mock.calls.map((call) => call[0])).toEqual(['intranet.example.com', 'mixed.example.com']);
+    });
+
+    it('connects to the addresses it checked when they are public', async () => {
+      resolveAs({
+        'files.example.com': [
+          { address: '93.184.215.14', family: 4 },
+          { address: '2606:2800:21f:cb07::1', family: 6 },
+        ],
+      });
+      const one = await new Promise<unknown[]>((resolve) => publicAddressLookup('files.example.com', { family: 0 }, (...result: unknown[]) => resolve(result)));
+      expect(one).toEqual([null, '93.184.215.14', 4]);
+      const all = await new Promise<unknown[]>((resolve) => publicAddressLookup('files.example.com', { all: true }, (...result: unknown[]) => resolve(result)));
+      expect(all).toEqual([
+        null,
+        [
+          { address: '93.184.215.14', family: 4 },
+          { address: '2606:2800:21f:cb07::1', family: 6 },
+        ],
+      ]);
+    });
   });
 
   it('stops a redirect loop after maxRedirects (3 by default): 4 requests, then an upstream error', async () => {
