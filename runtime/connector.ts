@@ -29,6 +29,14 @@ export interface ConnectorOptions {
   tokenRefreshLock?: TokenRefreshLock;
   /** Replaces the scheme, host and port of the OAuth token URL (a vendor sandbox or a test double). */
   oauthServerUrl?: string;
+  /**
+   * A vendor host the connector's configuration or credentials write (its base URL template reads config.*,
+   * credentials.* or token.*: a self-hosted Sentry's host) that is localhost or is or resolves to a loopback,
+   * private, shared or link-local address: 'allow' it (the default: whoever gives the configuration runs
+   * this process) or 'refuse' it (an UpstreamError, nothing sent: a service calling vendors with
+   * configurations its users give). The baseUrl option is never checked.
+   */
+  privateAddresses?: 'allow' | 'refuse';
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -149,6 +157,8 @@ export class Connector {
   private readonly redact: (text: string) => string;
   /** Connector headers (lowercase names) whose templates read credentials or tokens. */
   private readonly credentialTemplateHeaders: string[];
+  /** Whether requests connect to public addresses only (ConnectorOptions.privateAddresses 'refuse', for a host the configuration writes). */
+  private readonly publicAddressesOnly: boolean;
   /** The last base URL resolved and its target: the URL is the same call after call, unless a template value changes. */
   private resolved?: { baseUrl: string; target: Target };
 
@@ -158,6 +168,8 @@ export class Connector {
     this.http = { ...DEFAULT_HTTP_OPTIONS, ...options.http };
     this.baseUrlOverride = options.baseUrl;
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
+    this.publicAddressesOnly =
+      options.privateAddresses === 'refuse' && options.baseUrl === undefined && (option.baseUrl ?? this.definition.baseUrl).includes('{{');
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.credentialTemplateHeaders = Object.entries(this.definition.headers)
       .filter(([, template]) => /\{\{\s*(credentials|token)\./.test(template))
@@ -359,7 +371,18 @@ export class Connector {
       const credentialHeaders = this.credentialHeaderNames(headers, Object.keys(applied.headers));
       return {
         applied,
-        response: await sendRequest({ ...request, url, headers, credentialHeaders, ...(signal !== undefined && { signal }) }, this.http, action.idempotent),
+        response: await sendRequest(
+          {
+            ...request,
+            url,
+            headers,
+            credentialHeaders,
+            ...(this.publicAddressesOnly && { publicAddressesOnly: true }),
+            ...(signal !== undefined && { signal }),
+          },
+          this.http,
+          action.idempotent,
+        ),
       };
     };
 

@@ -43,6 +43,8 @@ export interface HttpRequest {
   credentialHeaders?: readonly string[];
   /** The caller's: aborting it ends the request, and its retries and waits, at once (its reason is thrown). */
   signal?: AbortSignal;
+  /** Refuse the request's host if it is localhost or is or resolves to an internal address (a host the connector's configuration writes). */
+  publicAddressesOnly?: boolean;
 }
 
 export interface HttpResponse {
@@ -79,6 +81,10 @@ export function backoffDelay(attempt: number, scale: { baseMs: number; maxMs: nu
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Why a host the connector's configuration writes was not called (HttpRequest.publicAddressesOnly). */
+const INTERNAL_REFUSED =
+  "an address of this machine or its private network, which this service is set not to call for a host taken from the connector's configuration: nothing was sent.";
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
@@ -129,12 +135,15 @@ async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddres
  *   tokens (request.credentialHeaders) is dropped from that hop and every later one;
  * - a redirect to localhost or a loopback, private or link-local address is refused, written in the URL
  *   or resolved from a host name (the connection goes to the addresses checked), unless the vendor
- *   itself is at such an address;
+ *   itself is at such an address; with request.publicAddressesOnly, so is the vendor's own host;
  * - 303, and 301/302 after a POST, continue as a GET without a body; 307/308 repeat the method and body.
  */
 async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
   const origin = new URL(request.url).origin;
-  const vendorIsInternal = isInternalHost(new URL(origin).hostname);
+  const vendorHost = new URL(origin).hostname;
+  const publicOnly = request.publicAddressesOnly === true;
+  if (publicOnly && isInternalHost(vendorHost)) throw new UpstreamError(`The connector's API host ${vendorHost} is ${INTERNAL_REFUSED}`);
+  const vendorIsInternal = !publicOnly && isInternalHost(vendorHost);
   const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
   let current = request;
   let leftOrigin = false;
@@ -143,9 +152,10 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
   for (let hop = 0; ; hop++) {
     let response: HttpResponse;
     try {
-      response = await sendOnce(current, options, redirectedBy !== undefined);
+      response = await sendOnce(current, options, publicOnly || redirectedBy !== undefined);
     } catch (error) {
-      if (redirectedBy === undefined || !(error instanceof InternalAddressError)) throw error;
+      if (!(error instanceof InternalAddressError)) throw error;
+      if (redirectedBy === undefined) throw new UpstreamError(`The connector's API host ${error.hostname} resolves to ${error.address}, ${INTERNAL_REFUSED}`);
       throw new UpstreamError(`${redirectedBy.said}, which resolves to an address of this machine or its private network (${error.address}): not followed.`, {
         upstreamStatus: redirectedBy.status,
       });

@@ -37,6 +37,12 @@ export interface ServiceConfig {
   /** Extra attempts of idempotent vendor calls on 429/502/503/504 (UPSTREAM_RETRIES); the runtime's default (3) when absent. */
   upstreamRetries?: number;
   /**
+   * Whether a vendor host a connector's configuration writes (Sentry's `host`) may be localhost or an address
+   * of this machine or its private network (UPSTREAM_PRIVATE_ADDRESSES): refused when absent, so a user of the
+   * API cannot make the service call into the network it runs in.
+   */
+  upstreamPrivateAddresses?: 'allow' | 'refuse';
+  /**
    * OpenAI-compatible embeddings endpoint of semantic search (EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY);
    * absent: the offline word-vector model. The key is never logged.
    */
@@ -197,6 +203,13 @@ function checkDatabaseUrl(url: string): void {
   }
 }
 
+/** UPSTREAM_PRIVATE_ADDRESSES: allow or refuse. */
+function privateAddresses(raw: string): 'allow' | 'refuse' {
+  const value = raw.trim().toLowerCase();
+  if (value === 'allow' || value === 'refuse') return value;
+  throw new ConfigError(`UPSTREAM_PRIVATE_ADDRESSES must be allow or refuse; got ${JSON.stringify(raw.trim())}.`);
+}
+
 /** TRUST_PROXY: a hop count (1..10), or comma-separated proxy addresses and subnets (10.0.0.0/8, ::1). */
 export function parseTrustProxy(raw: string | undefined): ServiceConfig['trustProxy'] {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -284,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.CONNECTOR_CACHE_MAX_ENTRIES ? { connectorCacheMaxEntries: integer(env, 'CONNECTOR_CACHE_MAX_ENTRIES', 1_000, 10, 1_000_000) } : {}),
     ...(env.CONNECTOR_CACHE_MAX_STALENESS_MS ? { connectorCacheMaxStalenessMs: integer(env, 'CONNECTOR_CACHE_MAX_STALENESS_MS', 30_000, 0, 3_600_000) } : {}),
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
+    ...(env.UPSTREAM_PRIVATE_ADDRESSES?.trim() ? { upstreamPrivateAddresses: privateAddresses(env.UPSTREAM_PRIVATE_ADDRESSES) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),
     syncQueue: {

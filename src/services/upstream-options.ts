@@ -1,8 +1,14 @@
 import type { ConnectorOptions } from '../../runtime/index.js';
 import type { ServiceConfig } from '../config.js';
 
-/** The service's upstream settings for a connector of this type: base URL and OAuth server overrides, timeout, retries and body cap. */
-export function upstreamOptions(ctx: { config: ServiceConfig }, connectorType: string): Pick<ConnectorOptions, 'baseUrl' | 'http' | 'oauthServerUrl'> {
+/**
+ * The service's upstream settings for a connector of this type: base URL and OAuth server overrides, timeout,
+ * retries, body cap, and whether a host the connector's configuration writes may be an internal address.
+ */
+export function upstreamOptions(
+  ctx: { config: ServiceConfig },
+  connectorType: string,
+): Pick<ConnectorOptions, 'baseUrl' | 'http' | 'oauthServerUrl' | 'privateAddresses'> {
   const { config } = ctx;
   const baseUrl = config.upstreamBaseUrls[connectorType];
   const oauthServerUrl = config.oauthServerUrls?.[connectorType];
@@ -11,5 +17,10 @@ export function upstreamOptions(ctx: { config: ServiceConfig }, connectorType: s
     ...(config.upstreamRetries !== undefined && { retries: config.upstreamRetries }),
     ...(config.upstreamMaxResponseBytes !== undefined && { maxResponseBytes: config.upstreamMaxResponseBytes }),
   };
-  return { ...(baseUrl !== undefined && { baseUrl }), ...(oauthServerUrl !== undefined && { oauthServerUrl }), http };
+  return {
+    ...(baseUrl !== undefined && { baseUrl }),
+    ...(oauthServerUrl !== undefined && { oauthServerUrl }),
+    http,
+    privateAddresses: config.upstreamPrivateAddresses ?? 'refuse',
+  };
 }

@@ -1,0 +1,130 @@
+/**
+ * A vendor host a connector's configuration writes (Sentry's `host`, for a self-hosted Sentry) is the API
+ * user's to choose: by default the service refuses one that is, or resolves to, an address of this machine or
+ * its private network, before anything is sent; UPSTREAM_PRIVATE_ADDRESSES=allow lets an operator reach a
+ * Sentry on their own network.
+ */
+import dns, { type LookupAddress } from 'node:dns';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { insertConnector } from '../support/connector-rows.js';
+import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+
+const TOKEN = 'sentry-auth-token-secret-0001';
+const ORGANIZATIONS = [{ id: '2', slug: 'acme', name: 'Acme' }];
+
+interface ErrorBody {
+  message: string;
+  errors: Array<{ field: string | null; message: string; error_code: string }>;
+}
+
+/** Answers dns.lookup for `name` with `addresses` (other names resolve as usual). */
+function resolveAs(name: string, addresses: LookupAddress[]) {
+  const original = dns.lookup;
+  return vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
+    if (hostname !== name) return (original as (...args: unknown[]) => void)(hostname, options, callback);
+    const done = (typeof options === 'function' ? options : callback) as (error: null, addresses: LookupAddress[] | string, family?: number) => void;
+    const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
+    const first = addresses[0] as LookupAddress;
+    process.nextTick(() => (all ? done(null, addresses) : done(null, first.address, first.family)));
+  }) as typeof dns.lookup);
+}
+
+async function sentryConnector(service: TestService, tenant: Tenant, host: string): Promise<string> {
+  return insertConnector(service, tenant.organizationId, {
+    connectorType: 'sentry',
+    authOption: 'Auth Token',
+    credentials: { auth_token: TOKEN },
+    config: { host },
+  });
+}
+
+const listOrganizations = (tenant: Tenant, id: string) =>
+  tenant.api.post<ErrorBody & { result: unknown }>(`/api/v1/integrations/connectors/${id}/execute`, { entity: 'organizations', action: 'list', params: {} });
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+});
+afterEach(() => {
+  nock.cleanAll();
+  vi.restoreAllMocks();
+  nock.enableNetConnect('127.0.0.1');
+});
+
+describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
+  let service: TestService;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    service = await startTestService('pglite', { upstreamRetries: 0 });
+    tenant = await createTenant(service);
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  it('refuses a configured host that is an internal IP address, sending nothing', async () => {
+    for (const host of ['10.0.0.7', '169.254.169.254', '127.0.0.1']) {
+      const scope = nock(`https://${host}`).get('/api/0/organizations/').reply(200, ORGANIZATIONS);
+      const response = await listOrganizations(tenant, await sentryConnector(service, tenant, host));
+      expect(response.status, host).toBe(502);
+      expect(response.body.errors[0]?.error_code).toBe('upstream_error');
+      expect(response.body.message).toContain(`The connector's API host ${host} is an address of this machine or its private network`);
+      expect(scope.isDone(), host).toBe(false);
+    }
+  });
+
+  it('refuses a configured host name that resolves to one, before connecting', async () => {
+    const lookup = resolveAs('sentry.intranet.example', [{ address: '10.20.30.40', family: 4 }]);
+    // No mock for the host: the request goes to the network, where the lookup refuses it.
+    nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('sentry.intranet.example'));
+    const response = await listOrganizations(tenant, await sentryConnector(service, tenant, 'sentry.intranet.example'));
+    expect(response.status).toBe(502);
+    expect(response.body.errors[0]?.error_code).toBe('upstream_error');
+    expect(response.body.message).toContain(
+      "The connector's API host sentry.intranet.example resolves to 10.20.30.40, an address of this machine or its private network",
+    );
+    expect(response.body.message).not.toContain(TOKEN);
+    expect(lookup.mock.calls.map((call) => call[0])).toContain('sentry.intranet.example');
+  });
+
+  it('calls a public configured host as before', async () => {
+    const scope = nock('https://sentry.example.com').matchHeader('authorization', `Bearer ${TOKEN}`).get('/api/0/organizations/').reply(200, ORGANIZATIONS);
+    const response = await listOrganizations(tenant, await sentryConnector(service, tenant, 'sentry.example.com'));
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.result).toEqual(ORGANIZATIONS);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('UPSTREAM_PRIVATE_ADDRESSES=allow', () => {
+  let service: TestService;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    service = await startTestService('pglite', { upstreamRetries: 0, upstreamPrivateAddresses: 'allow' });
+    tenant = await createTenant(service);
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  it('calls a Sentry on the private network', async () => {
+    const scope = nock('https://10.0.0.7').matchHeader('authorization', `Bearer ${TOKEN}`).get('/api/0/organizations/').reply(200, ORGANIZATIONS);
+    const response = await listOrganizations(tenant, await sentryConnector(service, tenant, '10.0.0.7'));
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.result).toEqual(ORGANIZATIONS);
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('the setting', () => {
+  it('takes allow or refuse, and names the variable otherwise', () => {
+    const base = { DATA_DIR: 'memory://' };
+    expect(loadConfig(base).upstreamPrivateAddresses).toBeUndefined();
+    expect(loadConfig({ ...base, UPSTREAM_PRIVATE_ADDRESSES: 'allow' }).upstreamPrivateAddresses).toBe('allow');
+    expect(loadConfig({ ...base, UPSTREAM_PRIVATE_ADDRESSES: ' Refuse ' }).upstreamPrivateAddresses).toBe('refuse');
+    expect(() => loadConfig({ ...base, UPSTREAM_PRIVATE_ADDRESSES: 'yes' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, UPSTREAM_PRIVATE_ADDRESSES: 'yes' })).toThrow('UPSTREAM_PRIVATE_ADDRESSES must be allow or refuse; got "yes".');
+  });
+});
