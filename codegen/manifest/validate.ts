@@ -44,8 +44,11 @@ function describe(error: ErrorObject): { message: string; rule: string; extra?: 
     }
     case 'required':
       return { rule: 'missing-key', message: `missing required key "${String(error.params.missingProperty)}"` };
-    case 'enum':
-      return { rule: 'enum', message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
+    case 'enum': {
+      const allowed = error.params.allowedValues as unknown[];
+      const suggestion = typeof error.data === 'string' ? didYouMean(error.data, allowed.filter((value) => typeof value === 'string')) : '';
+      return { rule: 'enum', message: `must be one of: ${allowed.join(', ')}${suggestion}` };
+    }
     case 'propertyNames':
       return { rule: 'key-name', message: `key "${String(error.params.propertyName)}" is not allowed here` };
     default:

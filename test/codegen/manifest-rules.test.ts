@@ -291,6 +291,11 @@ describe('every documented manifest error rule has a failing example', () => {
       'incremental: { param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs", deleted_feed: { path: /widgets/deleted, from: since, to: until, format: minutes_ago, records_path: deleted, id_field: id, docs: "https://acme.example/docs" } }',
       'must be one of: iso8601, iso8601_offset, iso8601_millis, unix_seconds, unix_millis',
     ],
+    [
+      'enum',
+      'incremental: { param: cursor, format: iso8061, field: name, docs: "https://acme.example/docs" }',
+      'must be one of: iso8601, iso8601_millis, date, unix_seconds, unix_millis, unix_micros, minutes_ago; did you mean "iso8601"?',
+    ],
   ])('search.incremental: `%s` names the line and suggests the fix', (rule, incremental, message) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
