@@ -46,7 +46,8 @@ function describe(error: ErrorObject): { message: string; rule: string; extra?: 
       return { rule: 'missing-key', message: `missing required key "${String(error.params.missingProperty)}"` };
     case 'enum': {
       const allowed = error.params.allowedValues as unknown[];
-      const suggestion = typeof error.data === 'string' ? didYouMean(error.data, allowed.filter((value) => typeof value === 'string')) : '';
+      const words = allowed.filter((value): value is string => typeof value === 'string');
+      const suggestion = typeof error.data === 'string' ? didYouMean(error.data, words) : '';
       return { rule: 'enum', message: `must be one of: ${allowed.join(', ')}${suggestion}` };
     }
     case 'propertyNames':
