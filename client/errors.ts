@@ -6,6 +6,7 @@ import {
   AuthenticationError,
   CredentialsError,
   HostedOnlyError,
+  PrivateAddressError,
   RateLimitedError,
   UnknownOperationError,
   UpstreamError,
@@ -74,6 +75,8 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
       return new UpstreamError(message);
     case 'upstream_timeout':
       return new UpstreamTimeoutError(message);
+    case 'private_address':
+      return new PrivateAddressError(message);
     case 'hosted_mode_only':
       return new HostedOnlyError(message);
     default:

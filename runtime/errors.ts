@@ -55,6 +55,11 @@ export const RUNTIME_ERRORS = {
     meaning: 'The vendor failed (5xx after the retries), could not be reached, or answered with a body that is not what the action expects.',
   },
   upstream_timeout: { status: 504, meaning: 'The vendor did not answer within the timeout.' },
+  private_address: {
+    status: 400,
+    meaning:
+      "The vendor host the connector's settings give is, or resolves to, an address of the service's own machine or network, which it does not call; nothing was sent.",
+  },
   generated_code_missing: {
     status: 500,
     meaning: 'This deployment lacks generated code for the action (npm run generate was not run after a manifest changed).',
@@ -114,6 +119,12 @@ export class UpstreamRejectedError extends codedError(RUNTIME_ERRORS, 'upstream_
 
 /** Upstream 5xx, unparseable body, or a protocol surprise. */
 export class UpstreamError extends codedError(RUNTIME_ERRORS, 'upstream_error') {}
+
+/**
+ * The vendor host the connector's configuration writes is localhost or is or resolves to an address of this
+ * machine or its private network, refused (ConnectorOptions.privateAddresses): nothing was sent.
+ */
+export class PrivateAddressError extends codedError(RUNTIME_ERRORS, 'private_address') {}
 
 export class UpstreamTimeoutError extends codedError(RUNTIME_ERRORS, 'upstream_timeout') {}
 

@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import ky from 'ky';
-import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { PrivateAddressError, RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
 import { InternalAddressError, pooledFetch, ResponseTooLargeError, TransportTimeoutError } from './transport.js';
 import { isInternalHost } from './internal-hosts.js';
 
@@ -142,7 +142,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
   const origin = new URL(request.url).origin;
   const vendorHost = new URL(origin).hostname;
   const publicOnly = request.publicAddressesOnly === true;
-  if (publicOnly && isInternalHost(vendorHost)) throw new UpstreamError(`The connector's API host ${vendorHost} is ${INTERNAL_REFUSED}`);
+  if (publicOnly && isInternalHost(vendorHost)) throw new PrivateAddressError(`The connector's API host ${vendorHost} is ${INTERNAL_REFUSED}`);
   const vendorIsInternal = !publicOnly && isInternalHost(vendorHost);
   const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
   let current = request;
@@ -155,7 +155,8 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
       response = await sendOnce(current, options, publicOnly || redirectedBy !== undefined);
     } catch (error) {
       if (!(error instanceof InternalAddressError)) throw error;
-      if (redirectedBy === undefined) throw new UpstreamError(`The connector's API host ${error.hostname} resolves to ${error.address}, ${INTERNAL_REFUSED}`);
+      if (redirectedBy === undefined)
+        throw new PrivateAddressError(`The connector's API host ${error.hostname} resolves to ${error.address}, ${INTERNAL_REFUSED}`);
       throw new UpstreamError(`${redirectedBy.said}, which resolves to an address of this machine or its private network (${error.address}): not followed.`, {
         upstreamStatus: redirectedBy.status,
       });

@@ -9,6 +9,7 @@ import {
   AuthenticationError,
   createConnector,
   NotFoundError,
+  PrivateAddressError,
   RateLimitedError,
   SwitchyardError,
   UpstreamError,
@@ -64,7 +65,9 @@ export async function runCheck(connector: Connector): Promise<CheckOutcome> {
     await connector.execute(entity, action, params);
     return { definition, succeeded: true, unreachable: false };
   } catch (error) {
-    const judged = error instanceof AuthenticationError || error instanceof NotFoundError || error instanceof UpstreamRejectedError;
+    // A host the configuration writes that the service does not call (PrivateAddressError) is the configuration's fault, as a refusal is.
+    const judged =
+      error instanceof AuthenticationError || error instanceof NotFoundError || error instanceof UpstreamRejectedError || error instanceof PrivateAddressError;
     if (!judged && !isUnreachable(error)) throw error;
     const failure = error as SwitchyardError;
     return {
@@ -130,6 +133,9 @@ function failureMessage(outcome: CheckOutcome, optionTitle: string): string {
     return `The connector check could not reach ${definition.displayName} (${describeRead(definition)}), so the credentials of option "${optionTitle}" were not verified.${vendor}`;
   }
   const configNames = Object.keys(definition.config);
+  if (outcome.error instanceof PrivateAddressError) {
+    return `The replication_config (${configNames.join(', ')}) points ${definition.displayName} at a host this service does not call.${vendor}`;
+  }
   const what =
     outcome.error instanceof AuthenticationError || configNames.length === 0
       ? 'the credentials'
@@ -176,6 +182,13 @@ export function assertCheckSucceeded(outcome: CheckOutcome, optionTitle: string)
     throw new VendorUnreachableError(`${problem.slice(0, -1)}, or skip the check with the query parameter check=false.`, [
       { field: 'check', rule: 'vendor_unreachable', message: problem },
     ]);
+  }
+  if (outcome.error instanceof PrivateAddressError) {
+    // Skipping the check would store a connector that no call can use: the way out is another host, or the operator's setting.
+    throw new ConnectorCheckFailedError(
+      `${message} Give the vendor's public host, or have the operator allow private addresses (UPSTREAM_PRIVATE_ADDRESSES=allow).`,
+      [{ field: 'replication_config', rule: 'private_address', message: `${message} Give the vendor's public host.` }],
+    );
   }
   const problem = `${message} Fix them.`;
   const field = outcome.error instanceof AuthenticationError || Object.keys(outcome.definition.config).length === 0 ? 'credentials' : 'replication_config';

@@ -7,6 +7,8 @@
 import dns, { type LookupAddress } from 'node:dns';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SwitchyardClient } from '../../client/index.js';
+import { PrivateAddressError } from '../../runtime/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
@@ -68,11 +70,17 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
     for (const host of ['10.0.0.7', '169.254.169.254', '127.0.0.1']) {
       const scope = nock(`https://${host}`).get('/api/0/organizations/').reply(200, ORGANIZATIONS);
       const response = await listOrganizations(tenant, await sentryConnector(service, tenant, host));
-      expect(response.status, host).toBe(502);
-      expect(response.body.errors[0]?.error_code).toBe('upstream_error');
+      expect(response.status, host).toBe(400);
+      expect(response.body.errors[0]?.error_code).toBe('private_address');
       expect(response.body.message).toContain(`The connector's API host ${host} is an address of this machine or its private network`);
       expect(scope.isDone(), host).toBe(false);
     }
+  });
+
+  it("reaches the TypeScript client as the runtime's PrivateAddressError", async () => {
+    const client = new SwitchyardClient({ baseUrl: service.url, credentials: { clientId: tenant.clientId, clientSecret: tenant.clientSecret } });
+    const id = await sentryConnector(service, tenant, '10.0.0.8');
+    await expect(client.execute(id, { entity: 'organizations', action: 'list' })).rejects.toBeInstanceOf(PrivateAddressError);
   });
 
   it('refuses a configured host name that resolves to one, before connecting', async () => {
@@ -80,13 +88,36 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
     // No mock for the host: the request goes to the network, where the lookup refuses it.
     nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('sentry.intranet.example'));
     const response = await listOrganizations(tenant, await sentryConnector(service, tenant, 'sentry.intranet.example'));
-    expect(response.status).toBe(502);
-    expect(response.body.errors[0]?.error_code).toBe('upstream_error');
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0]?.error_code).toBe('private_address');
     expect(response.body.message).toContain(
       "The connector's API host sentry.intranet.example resolves to 10.20.30.40, an address of this machine or its private network",
     );
     expect(response.body.message).not.toContain(TOKEN);
     expect(lookup.mock.calls.map((call) => call[0])).toContain('sentry.intranet.example');
+  });
+
+  it('refuses to create a connector whose configured host is one, naming the setting (skipping the check would store a connector no call can use)', async () => {
+    const response = await tenant.api.post<ErrorBody>('/api/v1/integrations/connectors', {
+      workspace_name: 'default',
+      connector_type: 'sentry',
+      name: 'Internal Sentry',
+      credentials: { auth_token: TOKEN },
+      replication_config: { host: '192.168.1.20' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([
+      {
+        field: 'replication_config',
+        error_code: 'private_address',
+        message:
+          "The replication_config (host) points Sentry at a host this service does not call. The connector's API host 192.168.1.20 is an address of this machine or its private network, which this service is set not to call for a host taken from the connector's configuration: nothing was sent. Give the vendor's public host.",
+      },
+    ]);
+    expect(response.body.message).toContain('UPSTREAM_PRIVATE_ADDRESSES=allow');
+    expect(response.body.message).not.toContain('check=false');
+    const listed = await tenant.api.get<{ data: unknown[] }>('/api/v1/integrations/connectors');
+    expect(JSON.stringify(listed.body)).not.toContain('Internal Sentry');
   });
 
   it('calls a public configured host as before', async () => {
