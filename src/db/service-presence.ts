@@ -4,7 +4,7 @@
  * rotation) checks that no one holds it. The embedded store needs none: its lock file admits one process.
  */
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
+import { holdOnOwnConnection } from './held-connection.js';
 import type { DatabaseSchema } from './schema.js';
 
 /** Arbitrary constant, beside the migration lock (727_100_001). */
@@ -15,49 +15,9 @@ export interface ServicePresence {
 }
 
 /** Holds the service lock on a connection of its own until released; a lost connection is replaced every 5 s. */
-export async function holdServicePresence(databaseUrl: string, onLost: (error: Error) => void): Promise<ServicePresence> {
-  let client: pg.Client | undefined;
-  let released = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
-    next.on('error', (error: Error) => {
-      if (released || client !== next) return;
-      onLost(error);
-      client = undefined;
-      next.end().catch(() => undefined);
-      schedule();
-    });
-    try {
-      await next.connect();
-      // Waits while a key rotation holds the lock exclusively: the service then starts on the rotated store.
-      await next.query('SELECT pg_advisory_lock_shared($1)', [SERVICE_LOCK]);
-    } catch (error) {
-      await next.end().catch(() => undefined);
-      throw error;
-    }
-    if (released) {
-      await next.end().catch(() => undefined);
-      return;
-    }
-    client = next;
-  };
-  const schedule = () => {
-    if (released || retry !== undefined) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().catch(() => schedule());
-    }, 5000);
-    retry.unref();
-  };
-  await connect();
-  return {
-    async release() {
-      released = true;
-      if (retry !== undefined) clearTimeout(retry);
-      await client?.end().catch(() => undefined);
-    },
-  };
+export function holdServicePresence(databaseUrl: string, onLost: (error: Error) => void): Promise<ServicePresence> {
+  // Waits while a key rotation holds the lock exclusively: the service then starts on the rotated store.
+  return holdOnOwnConnection(databaseUrl, async (client) => void (await client.query('SELECT pg_advisory_lock_shared($1)', [SERVICE_LOCK])), onLost);
 }
 
 /** A service process holds the service lock: work that needs every service stopped was not done. */
