@@ -493,4 +493,19 @@ ${SORT_INDEXES}
       CREATE INDEX connect_submissions_age ON connect_submissions (created_at);
     `,
   },
+  {
+    version: 15,
+    name: 'sync queue: which process runs each sync job',
+    // On PostgreSQL each process that runs sync jobs holds an advisory lock under a key of its own while it
+    // lives, and notes that key here for every job it runs (src/context/sync/runner-lock.ts): a job whose
+    // runner's lock is free was left active by a process that died, and the others hand it back to the queue.
+    // The embedded store does not use it (one process).
+    sql: `
+      CREATE TABLE sync_job_runners (
+        job_id uuid PRIMARY KEY,
+        runner_key integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

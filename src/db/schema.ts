@@ -69,6 +69,13 @@ export interface ContextRecordsTable {
 }
 
 /** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
+/** The runner (src/context/sync/runner-lock.ts) of each sync job a process runs on PostgreSQL. */
+export interface SyncJobRunnersTable {
+  job_id: string;
+  runner_key: number;
+  started_at: Generated<Date>;
+}
+
 export interface ContextSyncSeenTable {
   connector_id: string;
   entity: string;
@@ -232,6 +239,7 @@ export interface DatabaseSchema {
   context_records: ContextRecordsTable;
   context_sync_state: ContextSyncStateTable;
   context_sync_seen: ContextSyncSeenTable;
+  sync_job_runners: SyncJobRunnersTable;
   context_sync_missed: ContextSyncMissedTable;
   context_passages: ContextPassagesTable;
   context_semantic_state: ContextSemanticStateTable;

@@ -54,11 +54,13 @@ export async function startTestService(
   overrides: Partial<ServiceConfig> = {},
   options: ComposeOptions & {
     /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string;
+    /** The master key (a random one by default), for a suite that runs other processes on the same store. */
+    masterKey?: Buffer;
   } = {},
 ): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const store = databaseUrl ? await openStore({ databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl }) : await openMemoryStore();
-  const keyring = new Keyring(randomBytes(32));
+  const keyring = new Keyring(options.masterKey ?? randomBytes(32));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-data-'));
   const config: ServiceConfig = testConfig({ dataDir, ...(databaseUrl !== undefined && { databaseUrl }), ...overrides });
   // Composed like the real service, without its background work (suites start what they test).

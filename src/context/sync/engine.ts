@@ -156,6 +156,10 @@ interface WalkCounts {
 /** Why the run stopped without it being the vendor's fault. */
 class StopRun extends Error {}
 
+/** Why a sync stopped whose job may now be another process's (lock.ts). */
+export const CLAIM_LOST =
+  'stopped: the job may now run in another process (it ran close to SYNC_JOB_TIMEOUT_MINUTES, or the connection that tells the other processes this one is alive dropped)';
+
 /** A parent record as its children need it: the params its list was called with, and the fan-out fields. */
 interface ParentRow {
   context: Record<string, unknown>;
@@ -723,7 +727,7 @@ export class ConnectorSync {
         // The next page is read while this one is written.
         for await (const items of readAhead(this.pages(name, context, walk))) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
-          if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
+          if (item.lock.lost) throw new StopRun(CLAIM_LOST);
           const { records: read } = preparePage(items, entity.record);
           // Every record read counts toward the mark, those read removed too (a failed sync stores no mark).
           latestChange = latestOf(latestChange, read, filter);

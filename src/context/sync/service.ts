@@ -25,8 +25,18 @@ import { findConnector, type ConnectorRow } from '../../services/connector-looku
 import { connectorInstance } from '../../services/execution.js';
 import { assertWorkspaceActive, findWorkspace } from '../../services/workspaces.js';
 import { observerOf } from '../../observability/observer.js';
-import { ConnectorSync, DEFAULT_RETRY_POLICY, skippedOutcome, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
+import {
+  CLAIM_LOST,
+  ConnectorSync,
+  DEFAULT_RETRY_POLICY,
+  skippedOutcome,
+  type EntityOutcome,
+  type RetryPolicy,
+  type RunEntity,
+  type SyncProgress,
+} from './engine.js';
 import { JobClaim } from './lock.js';
+import { holdRunnerLock, whileRunnerGone, type RunnerLock } from './runner-lock.js';
 import { jobSettleStatements } from './queue-settle.js';
 import { createQueueOnce } from './queue-creation.js';
 import { syncableEntities, syncProblem } from './plan.js';
@@ -122,11 +132,22 @@ interface QueuedJob {
 /** A job attempt with a failed entity: the queue retries it. Its outcomes are kept in the job's output. */
 /** The reason an entity's sync, or a job fetched while stopping, gives when the service stops under it. */
 const STOPPING = 'interrupted: the service is stopping';
+/** Why a job left active by a process that is gone failed. */
+const RUNNER_GONE = 'the process that ran this sync stopped without finishing it';
 
 /** Whether a job's failure is the stop alone: every entity that failed was interrupted by it (or by a parent it interrupted). */
-function stoppedOnly(error: unknown): boolean {
+/** The job failed only because its run was stopped for `reason` (every failed entity says so). */
+function stoppedOnly(error: unknown, reason: string): boolean {
   if (!(error instanceof SyncJobFailed)) return false;
-  return error.outcomes.filter((o) => o.status === 'failed').every((o) => o.reason?.includes(STOPPING) === true);
+  return error.outcomes.filter((o) => o.status === 'failed').every((o) => o.reason?.includes(reason) === true);
+}
+
+/** This process does not hold its runner lock (its connection dropped): it starts no sync job until it does. */
+class RunnerLockMissing extends Error {
+  constructor() {
+    super('this process lost the connection that tells other processes it is alive; the job waits for it');
+    this.name = 'RunnerLockMissing';
+  }
 }
 
 class SyncJobFailed extends Error {
@@ -232,6 +253,8 @@ export class SyncService {
   private readonly enqueueing = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
   private dueTimer: NodeJS.Timeout | undefined;
+  /** On PostgreSQL, the lock that tells the other processes this one is alive (runner-lock.ts); taken when the queue starts. */
+  private runner: RunnerLock | undefined;
   private closing = false;
   /** Jobs this process's stop interrupted (id -> queue name): handed back to the queue at close, without spending a retry. */
   private readonly interrupted = new Map<string, string>();
@@ -365,6 +388,12 @@ export class SyncService {
           await sleep(100 * attempt);
           continue;
         }
+        const { databaseUrl } = this.ctx.config;
+        if (this.ctx.store.kind === 'postgres' && databaseUrl !== undefined && this.runner === undefined) {
+          this.runner = await holdRunnerLock(databaseUrl, (error) =>
+            this.log.warn({ err: error.message }, 'lost the connection that tells other processes this one runs its sync jobs; its running syncs stop'),
+          );
+        }
         // Once, on the started queue: a failure here is told and leaves the jobs to their timeout, not a second queue.
         if (this.ctx.store.kind === 'pglite') {
           await this.reclaimOrphanedJobs().catch((error: unknown) =>
@@ -390,8 +419,49 @@ export class SyncService {
     const { rows } = await sql<{ id: string; name: string }>`
       SELECT id, name FROM ${sql.id(QUEUE_SCHEMA, 'job')}
       WHERE name LIKE ${`${SYNC_QUEUE_PREFIX}%`} AND state = 'active'`.execute(this.ctx.store.db);
-    for (const job of rows) await this.boss.fail(job.name, job.id, { message: 'the process that ran this sync stopped without finishing it' });
+    for (const job of rows) await this.boss.fail(job.name, job.id, { message: RUNNER_GONE });
     if (rows.length > 0) this.log.warn({ jobs: rows.map((job) => job.id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
+  }
+
+  /**
+   * PostgreSQL: the active sync jobs whose runner's lock is free (the process died, or lost its connection to the
+   * store) are handed back to the queue, and the notes of jobs no longer active dropped. Each due check runs it.
+   */
+  private async handBackJobsOfGoneRunners(): Promise<void> {
+    const runner = this.runner;
+    if (runner === undefined) return;
+    const db = this.ctx.store.db;
+    const { rows } = await sql<{ job_id: string; name: string; runner_key: number }>`
+      SELECT r.job_id, j.name, r.runner_key FROM sync_job_runners r JOIN ${sql.table(`${QUEUE_SCHEMA}.job`)} j ON j.id = r.job_id
+      WHERE j.state = 'active' AND r.runner_key <> ${runner.key}`.execute(db);
+    const byRunner = new Map<number, typeof rows>();
+    for (const row of rows) byRunner.set(row.runner_key, [...(byRunner.get(row.runner_key) ?? []), row]);
+    for (const [key, jobs] of byRunner) {
+      await whileRunnerGone(db, key, async () => {
+        for (const job of jobs) await this.boss.fail(job.name, job.job_id, { message: RUNNER_GONE });
+        await db
+          .deleteFrom('sync_job_runners')
+          .where(
+            'job_id',
+            'in',
+            jobs.map((job) => job.job_id),
+          )
+          .execute();
+        this.log.warn({ jobs: jobs.map((job) => job.job_id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
+      });
+    }
+    await sql`
+      DELETE FROM sync_job_runners r
+      WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(`${QUEUE_SCHEMA}.job`)} j WHERE j.id = r.job_id AND j.state = 'active')`.execute(db);
+  }
+
+  /** Notes this process as the runner of the job (PostgreSQL), for the others to hand it back should it die. */
+  private async noteRunner(jobId: string, runner: RunnerLock): Promise<void> {
+    await this.ctx.store.db
+      .insertInto('sync_job_runners')
+      .values({ job_id: jobId, runner_key: runner.key })
+      .onConflict((conflict) => conflict.column('job_id').doUpdateSet({ runner_key: runner.key, started_at: sql`now()` }))
+      .execute();
   }
 
   /** Creates the vendor's queue (or brings its settings up to date) and starts this process's workers on it, once. */
@@ -693,7 +763,9 @@ export class SyncService {
     try {
       return await run;
     } catch (error) {
-      if (this.closing && stoppedOnly(error)) await this.keepRetry(job);
+      if (this.closing && stoppedOnly(error, STOPPING)) await this.keepRetry(job);
+      // Not the job's failure either: it waits for this process's runner lock (runner-lock.ts).
+      else if (error instanceof RunnerLockMissing) await this.giveRetryBack(job);
       throw error;
     } finally {
       this.runs.delete(run);
@@ -742,8 +814,16 @@ export class SyncService {
     names = names.filter((name) => !skip.has(name));
     if (names.length === 0) return [];
 
+    const runner = this.runner;
+    if (runner !== undefined && !runner.connection.held) throw new RunnerLockMissing();
     this.running.set(row.id, job.id);
+    let runnerHeld: (() => boolean) | undefined;
     try {
+      if (runner !== undefined) {
+        await this.noteRunner(job.id, runner);
+        const losses = runner.connection.losses;
+        runnerHeld = () => runner.connection.held && runner.connection.losses === losses;
+      }
       const connector = connectorInstance(ctx, row);
       const expireMs = Number(job.expireInSeconds) * 1000;
       // Stop writing a little before the queue may hand the job to another process.
@@ -751,7 +831,7 @@ export class SyncService {
       const entities: RunEntity[] = [];
       for (const name of names) {
         const { startedAt } = await beginEntitySync(ctx.store.db, row.id, name);
-        entities.push({ name, lock: new JobClaim(row.id, name, validUntil), startedAt, full: data.full?.includes(name) === true });
+        entities.push({ name, lock: new JobClaim(row.id, name, validUntil, runnerHeld), startedAt, full: data.full?.includes(name) === true });
       }
       this.log.info({ connector_id: row.id, job_id: job.id, trigger: data.trigger, attempt: job.retryCount + 1, entities: names }, 'sync job started');
       const sync = new ConnectorSync({
@@ -771,8 +851,19 @@ export class SyncService {
       for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records, outcome.deleted);
       if (outcomes.some((o) => o.status === 'failed')) throw new SyncJobFailed(outcomes);
       return outcomes;
+    } catch (error) {
+      // Stopped because this process lost its runner lock, not for anything the job did: it keeps its retry.
+      if (runnerHeld !== undefined && !runnerHeld() && stoppedOnly(error, CLAIM_LOST)) await this.giveRetryBack(job);
+      throw error;
     } finally {
       this.running.delete(row.id);
+      // Left behind, the note is dropped by the next hand-back pass once the job is no longer active.
+      if (runner !== undefined)
+        await this.ctx.store.db
+          .deleteFrom('sync_job_runners')
+          .where('job_id', '=', job.id)
+          .execute()
+          .catch(() => undefined);
     }
   }
 
@@ -862,6 +953,10 @@ export class SyncService {
       await this.enqueueDue();
     });
     const tick = async () => {
+      await this.handBackJobsOfGoneRunners().catch((error: unknown) => {
+        if (!this.closing)
+          this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'could not hand back the sync jobs of stopped processes');
+      });
       const types = await this.ctx.store.db.selectFrom('connectors').select('connector_type').distinct().execute();
       for (const { connector_type } of types) if (connectorModules[connector_type]) await this.worked(connector_type);
       await this.boss.send(DUE_QUEUE, {}, { singletonKey: 'due', singletonSeconds: this.settings.checkSeconds, retryLimit: 0, expireInSeconds: 600 });
@@ -897,6 +992,7 @@ export class SyncService {
       }
       await this.handBackInterrupted();
     }
+    await this.runner?.connection.release();
     this.storeReleased = true;
   }
 
@@ -907,6 +1003,11 @@ export class SyncService {
    */
   private async keepRetry(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
     this.interrupted.set(job.id, job.name);
+    await this.giveRetryBack(job);
+  }
+
+  /** The job's coming failure does not spend one of its retries: its retry limit grows by one first. */
+  private async giveRetryBack(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
     try {
       await sql`
         UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET retry_limit = retry_limit + 1

@@ -1,0 +1,61 @@
+/**
+ * Which processes that run sync jobs on a PostgreSQL store are alive. Each holds an advisory lock of its own
+ * (RUNNER_LOCK_CLASS, a random key) on a connection of its own, and notes the key beside every job it runs
+ * (sync_job_runners, migration 15). A job noted with a key that anyone can take was left active by a process
+ * that died (kill -9, a crash, a lost machine): the others hand it back to the queue, where it would otherwise
+ * block the connector's syncs until SYNC_JOB_TIMEOUT_MINUTES. The embedded store needs none of this: its lock
+ * file admits one process, which hands back every active job when it starts.
+ */
+import { randomInt } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { holdOnOwnConnection, type HeldConnection } from '../../db/held-connection.js';
+import type { DatabaseSchema } from '../../db/schema.js';
+
+/** Arbitrary constant, beside the migration and service locks (727_100_001, 727_100_002): the first key of runner locks. */
+const RUNNER_LOCK_CLASS = 727_100_003;
+
+export interface RunnerLock {
+  /** This process's key (the second of the lock's two keys). */
+  readonly key: number;
+  /** The held connection: `held` and `losses` tell whether the jobs this process noted are still its own. */
+  readonly connection: HeldConnection;
+}
+
+/** Takes a free random key and holds its lock until released; after a lost connection, the same key again. */
+export async function holdRunnerLock(databaseUrl: string, onLost: (error: Error) => void): Promise<RunnerLock> {
+  let key = 0;
+  const connection = await holdOnOwnConnection(
+    databaseUrl,
+    async (client, again) => {
+      if (again) {
+        // Waits while another process, finding the key free during the outage, hands this process's jobs back.
+        await client.query('SELECT pg_advisory_lock($1, $2)', [RUNNER_LOCK_CLASS, key]);
+        return;
+      }
+      for (;;) {
+        key = randomInt(1, 2 ** 31);
+        const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [RUNNER_LOCK_CLASS, key]);
+        if (rows[0]?.taken === true) return;
+      }
+    },
+    onLost,
+  );
+  return { key, connection };
+}
+
+/**
+ * Runs `work` if the runner that holds (or held) `key` is gone: its lock is taken for the time of `work`, so
+ * the runner, reconnecting, waits until its jobs are handed back. Whether `work` ran.
+ */
+export async function whileRunnerGone(db: Kysely<DatabaseSchema>, key: number, work: () => Promise<void>): Promise<boolean> {
+  return db.connection().execute(async (connection) => {
+    const { rows } = await sql<{ taken: boolean }>`SELECT pg_try_advisory_lock(${RUNNER_LOCK_CLASS}, ${key}) AS taken`.execute(connection);
+    if (rows[0]?.taken !== true) return false;
+    try {
+      await work();
+      return true;
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${RUNNER_LOCK_CLASS}, ${key})`.execute(connection);
+    }
+  });
+}
