@@ -84,6 +84,10 @@ export const SERVICE_ERRORS = {
     meaning: "The client closed the connection before the answer (nginx's 499): the vendor call was stopped. Seen only in logs and metrics.",
   },
   shutting_down: { status: 503, meaning: 'The service is stopping; send the request again (to another process) after Retry-After seconds.' },
+  starting: {
+    status: 503,
+    meaning: 'The service is starting (opening the store, applying its migrations); send the request again after Retry-After seconds.',
+  },
   too_many_attempts: {
     status: 429,
     meaning: 'Too many failed token requests from this address within a minute; retry after Retry-After seconds.',
@@ -202,6 +206,11 @@ export function toEnvelope(error: SwitchyardError): ErrorEnvelope {
 
 /** The store (PGlite or PostgreSQL) cannot be reached right now; the client may retry after Retry-After seconds. */
 export class StoreUnavailableError extends codedError(SERVICE_ERRORS, 'store_unavailable') {
+  readonly retryAfterSeconds = 5;
+}
+
+/** A request that came while the service starts (src/starting-port.ts); the client may retry after Retry-After seconds. */
+export class StartingError extends codedError(SERVICE_ERRORS, 'starting') {
   readonly retryAfterSeconds = 5;
 }
 

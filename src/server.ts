@@ -10,6 +10,7 @@ import { isStoreUnavailable } from './db/store-errors.js';
 import { verifyKeyCheck } from './security/key-check.js';
 import { KeyringError, loadKeyring } from './security/keyring.js';
 import { loadOperatorToken } from './security/operator-token.js';
+import { openStartingPort, type StartingPort } from './starting-port.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -21,7 +22,7 @@ export interface RunningService {
 /** The store could not be reached within STORE_WAIT_SECONDS: main.ts prints the message as one line. */
 export class StoreUnreachableError extends Error {}
 
-/** One line per step of an upgrade's migrations at start: the port opens only once they are applied. */
+/** One line per step of an upgrade's migrations at start (the port answers 503 starting until they are applied). */
 export function migrationLine(step: MigrationProgress): string {
   if (step.event === 'waiting') return 'Waiting for another Switchyard process to finish migrating the store.';
   if (step.event === 'applying') return `Applying store migration ${step.version} (${step.name})…`;
@@ -32,7 +33,7 @@ export function migrationLine(step: MigrationProgress): string {
  * Opens the store; a PostgreSQL that is still coming up (refusing connections, starting, recovering)
  * is retried every 2 s for up to STORE_WAIT_SECONDS, with one line saying so on stderr.
  */
-async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
+async function openStoreWhenReachable(config: ServiceConfig, starting: StartingPort): Promise<Store> {
   const deadline = Date.now() + (config.storeWaitSeconds ?? 30) * 1000;
   let told = false;
   for (;;) {
@@ -42,6 +43,8 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
         dataDir: config.dataDir,
         // A new store's schema is created quietly; an upgrade's migrations may take minutes and are told.
         onMigration: (step) => {
+          if (step.event === 'waiting') starting.step('waiting for another process to finish migrating the store');
+          if (step.event === 'applying') starting.step(`applying store migration ${step.version}`);
           if (step.event === 'waiting' || step.upgrade) process.stderr.write(`${migrationLine(step)}\n`);
         },
       });
@@ -54,6 +57,7 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
           `Cannot reach the PostgreSQL store at ${where} (${reason}) within ${config.storeWaitSeconds ?? 30} s (STORE_WAIT_SECONDS).`,
         );
       }
+      starting.step('waiting for the store to accept connections');
       if (!told) {
         process.stderr.write(`Waiting for the PostgreSQL store at ${where} (${reason}); retrying every 2 s for up to ${config.storeWaitSeconds ?? 30} s.\n`);
         told = true;
@@ -68,13 +72,27 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
  * then the background work (periodic syncs, semantic indexing). close() undoes them in reverse.
  */
 export async function startService(settings: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
+  // The port answers from the first moment (src/starting-port.ts): a probe sees the process up while the store
+  // opens and migrates, and the service takes the port over once it is ready.
+  const starting = await openStartingPort(settings.host, settings.port);
+  try {
+    return await startBehind(starting, settings, options);
+  } catch (error) {
+    await starting.close();
+    throw error;
+  }
+}
+
+async function startBehind(starting: StartingPort, settings: ServiceConfig, options: { quiet?: boolean }): Promise<RunningService> {
   const { keyring, source } = loadKeyring({ ...(settings.masterKey !== undefined && { masterKey: settings.masterKey }), dataDir: settings.dataDir });
   const operator = loadOperatorToken({ ...(settings.operatorToken !== undefined && { operatorToken: settings.operatorToken }), dataDir: settings.dataDir });
   const config: ServiceConfig = { ...settings, operatorToken: operator.token };
   // The HTTP app (Fastify, the routes, the connector catalog) loads while the store opens: each takes about a second.
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
-  const store = await openStoreWhenReachable(config);
+  starting.step('opening the store');
+  const store = await openStoreWhenReachable(config, starting);
+  starting.step('checking the master key');
   // On PostgreSQL, the lock that tells `switchyard admin rotate-key` a service runs on the database, taken before the
   // key check: a rotation under way holds it, so the start waits and then opens the rotated check.
   let presence: ServicePresence | undefined;
@@ -93,6 +111,7 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     if (error instanceof KeyringError && source.endsWith(' (created)')) rmSync(source.slice(0, -' (created)'.length), { force: true });
     throw error;
   }
+  starting.step('loading the service');
   const { buildApp, loggerOptions } = await appModule.catch(async (error: unknown) => {
     await presence?.release();
     await store.close();
@@ -112,7 +131,8 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     app = buildApp(service.ctx);
     const built = app;
     service.adopt(() => built.close());
-    url = await app.listen({ host: config.host, port: config.port });
+    await starting.close();
+    url = await app.listen({ host: config.host, port: starting.port });
   } catch (error) {
     await service.close();
     throw error;
