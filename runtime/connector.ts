@@ -33,8 +33,9 @@ export interface ConnectorOptions {
    * A vendor host the connector's configuration or credentials write (its base URL template reads config.*,
    * credentials.* or token.*: a self-hosted Sentry's host) that is localhost or is or resolves to a loopback,
    * private, shared or link-local address: 'allow' it (the default: whoever gives the configuration runs
-   * this process) or 'refuse' it (an UpstreamError, nothing sent: a service calling vendors with
-   * configurations its users give). The baseUrl option is never checked.
+   * this process) or 'refuse' it (a PrivateAddressError, nothing sent: a service calling vendors with
+   * configurations its users give). The same holds for an OAuth token URL the configuration writes. The
+   * baseUrl and oauthServerUrl options are never checked.
    */
   privateAddresses?: 'allow' | 'refuse';
 }
@@ -175,6 +176,9 @@ export class Connector {
       .filter(([, template]) => /\{\{\s*(credentials|token)\./.test(template))
       .map(([name]) => name.toLowerCase());
     this.redact = redactor(() => this.authenticator.secrets());
+    // The OAuth token URL is checked as the base URL is: a host the configuration writes (Sentry's) gets the client secret.
+    const publicTokenHost =
+      options.privateAddresses === 'refuse' && options.oauthServerUrl === undefined && option.type === 'oauth2_refresh' && option.tokenUrl.includes('{{');
     this.authenticator = new Authenticator(
       option,
       this.context,
@@ -183,6 +187,7 @@ export class Connector {
       options.onTokenRefresh,
       options.tokenRefreshLock,
       options.oauthServerUrl,
+      publicTokenHost,
     );
   }
 

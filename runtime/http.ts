@@ -83,8 +83,7 @@ export function backoffDelay(attempt: number, scale: { baseMs: number; maxMs: nu
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Why a host the connector's configuration writes was not called (HttpRequest.publicAddressesOnly). */
-const INTERNAL_REFUSED =
-  "an address of this machine or its private network, which this service is set not to call for a host taken from the connector's configuration: nothing was sent.";
+const INTERNAL_REFUSED = 'an address of this machine or its private network, which this service is set not to call: nothing was sent.';
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
@@ -142,7 +141,8 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
   const origin = new URL(request.url).origin;
   const vendorHost = new URL(origin).hostname;
   const publicOnly = request.publicAddressesOnly === true;
-  if (publicOnly && isInternalHost(vendorHost)) throw new PrivateAddressError(`The connector's API host ${vendorHost} is ${INTERNAL_REFUSED}`);
+  if (publicOnly && isInternalHost(vendorHost))
+    throw new PrivateAddressError(`The host ${vendorHost}, which the connector's configuration gives, is ${INTERNAL_REFUSED}`);
   const vendorIsInternal = !publicOnly && isInternalHost(vendorHost);
   const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
   let current = request;
@@ -156,7 +156,9 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     } catch (error) {
       if (!(error instanceof InternalAddressError)) throw error;
       if (redirectedBy === undefined)
-        throw new PrivateAddressError(`The connector's API host ${error.hostname} resolves to ${error.address}, ${INTERNAL_REFUSED}`);
+        throw new PrivateAddressError(
+          `The host ${error.hostname}, which the connector's configuration gives, resolves to ${error.address}, ${INTERNAL_REFUSED}`,
+        );
       throw new UpstreamError(`${redirectedBy.said}, which resolves to an address of this machine or its private network (${error.address}): not followed.`, {
         upstreamStatus: redirectedBy.status,
       });

@@ -23,9 +23,11 @@ export class Authenticator {
     onTokenRefresh?: TokenRefreshHandler,
     tokenRefreshLock?: TokenRefreshLock,
     oauthServerUrl?: string,
+    /** Token requests connect to public addresses only (ConnectorOptions.privateAddresses, for a token URL the configuration writes). */
+    publicTokenHost = false,
   ) {
     if (option.type === 'oauth2_refresh') {
-      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, tokenRefreshLock, oauthServerUrl);
+      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, tokenRefreshLock, oauthServerUrl, publicTokenHost);
     }
   }
 

@@ -80,6 +80,7 @@ export class OAuth2TokenManager {
     private readonly onRefresh?: TokenRefreshHandler,
     private readonly lock?: TokenRefreshLock,
     private readonly serverOrigin?: string,
+    private readonly publicTokenHost = false,
   ) {
     this.refreshToken = context.credentials.refresh_token ?? '';
     this.accessToken = context.credentials.access_token || undefined;
@@ -171,7 +172,7 @@ export class OAuth2TokenManager {
       body = new URLSearchParams(params).toString();
     }
     const url = withOrigin(renderTemplate(option.tokenUrl, context), this.serverOrigin);
-    const response = await sendRequest({ method: 'POST', url, headers, body }, this.http, false);
+    const response = await sendRequest({ method: 'POST', url, headers, body, ...(this.publicTokenHost && { publicAddressesOnly: true }) }, this.http, false);
     if (response.status < 200 || response.status >= 300) {
       const detail = vendorMessage(response.text, this.redact);
       const message = `The OAuth token refresh was refused (HTTP ${response.status})${detail ? `: ${detail}` : ''}`;

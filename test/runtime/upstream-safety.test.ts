@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConnector, UpstreamError, ValidationError } from '../../runtime/index.js';
+import { isInternalHost } from '../../runtime/internal-hosts.js';
 import { publicAddressLookup } from '../../runtime/transport.js';
 
 interface Seen {
@@ -272,6 +273,22 @@ describe('redirects of reads', () => {
         expect(scope.isDone()).toBe(true);
       }
       expect(lookup.mock.calls.map((call) => call[0])).toEqual(['intranet.example.com', 'mixed.example.com']);
+    });
+
+    it('judges a NAT64 address by the IPv4 address it embeds (behind DNS64 every IPv4 vendor resolves to one)', () => {
+      for (const internal of [
+        '64:ff9b::a00:1',
+        '64:ff9b::10.0.0.1',
+        '[64:ff9b::7f00:1]',
+        '64:ff9b::a9fe:a9fe',
+        '::ffff:10.0.0.1',
+        '224.0.0.1',
+        'ff02::1',
+        'fec0::1',
+      ])
+        expect(isInternalHost(internal), internal).toBe(true);
+      for (const external of ['64:ff9b::5db8:d70e', '64:ff9b::93.184.215.14', '8.8.8.8', '2606:4700::1111'])
+        expect(isInternalHost(external), external).toBe(false);
     });
 
     it('connects to the addresses it checked when they are public', async () => {
