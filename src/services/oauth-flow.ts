@@ -13,7 +13,7 @@ import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
 import { configValueIssue } from '../../runtime/connector.js';
 import { getPath } from '../../runtime/paths.js';
 import { renderTemplate } from '../../runtime/templates.js';
-import { withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
+import { PrivateAddressError, withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
@@ -22,6 +22,7 @@ import { checkReplicationConfig, createConnector, type ConnectorView } from './c
 import { openCredentials, sealCredentials } from './credentials.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from './oauth-apps.js';
 import { getTemplateRow, presetConfig, templateDefinition, type TemplateRow } from './source-templates.js';
+import { publicAddressesOnly } from './upstream-options.js';
 
 /** How long an end user has to finish consenting at the vendor. */
 export const CONSENT_TTL_SECONDS = 600;
@@ -271,7 +272,9 @@ async function vendorJson(
   let response;
   try {
     response = await sendRequest(request, http, idempotent);
-  } catch {
+  } catch (error) {
+    if (error instanceof PrivateAddressError)
+      throw new ConsentError(`${definition.displayName} cannot finish the sign-in here. ${error.message}`, 'token_exchange_failed');
     throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
   }
   try {
@@ -297,6 +300,8 @@ async function tokenRequest(
     bodyFormat: 'form' | 'json' | 'query';
     /** Whether it may be sent again on a failure: never for a code exchange (a code is spent once). */
     idempotent: boolean;
+    /** The URL's template, which tells whether the connector's settings give its host (publicAddressesOnly). */
+    template: string;
     errorInBody: ErrorInBody | undefined;
     tokenPath: string | undefined;
     secrets: string[];
@@ -317,7 +322,13 @@ async function tokenRequest(
   const { status, json: answer } = await vendorJson(
     ctx,
     definition,
-    { method: request.method, url: target.toString(), headers, ...(body !== undefined && { body }) },
+    {
+      method: request.method,
+      url: target.toString(),
+      headers,
+      ...(body !== undefined && { body }),
+      ...(publicAddressesOnly(ctx, definition.connectorType, request.template) && { publicAddressesOnly: true }),
+    },
     request.idempotent,
   );
   if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
@@ -358,6 +369,7 @@ async function exchangeCode(
   const token = await tokenRequest(ctx, definition, {
     method: settings.method,
     target,
+    template: settings.tokenUrl,
     headers,
     params,
     bodyFormat: settings.bodyFormat,
@@ -392,6 +404,7 @@ async function followUpExchange(
   return tokenRequest(ctx, definition, {
     method: follow.method,
     target,
+    template: follow.url,
     headers: { accept: 'application/json' },
     params,
     bodyFormat: follow.method === 'GET' ? 'query' : 'form',

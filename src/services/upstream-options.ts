@@ -24,3 +24,14 @@ export function upstreamOptions(
     privateAddresses: config.upstreamPrivateAddresses ?? 'refuse',
   };
 }
+
+/**
+ * Whether a request the service sends itself to a URL written by `template` (an OAuth token URL) connects to
+ * public addresses only: the connector's settings write its host, the operator refuses private addresses
+ * (UPSTREAM_PRIVATE_ADDRESSES) and no OAUTH_SERVER_URLS override replaces it. The runtime decides the same for
+ * the requests of a connector (ConnectorOptions.privateAddresses).
+ */
+export function publicAddressesOnly(ctx: { config: ServiceConfig }, connectorType: string, template: string): boolean {
+  const { config } = ctx;
+  return (config.upstreamPrivateAddresses ?? 'refuse') === 'refuse' && config.oauthServerUrls?.[connectorType] === undefined && template.includes('{{');
+}

@@ -8,8 +8,9 @@ import dns, { type LookupAddress } from 'node:dns';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SwitchyardClient } from '../../client/index.js';
-import { PrivateAddressError } from '../../runtime/index.js';
+import { createConnector, PrivateAddressError } from '../../runtime/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { attribute, consentTemplate, startConsentAt } from '../support/connect-flow.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
@@ -72,7 +73,9 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
       const response = await listOrganizations(tenant, await sentryConnector(service, tenant, host));
       expect(response.status, host).toBe(400);
       expect(response.body.errors[0]?.error_code).toBe('private_address');
-      expect(response.body.message).toContain(`The connector's API host ${host} is an address of this machine or its private network`);
+      expect(response.body.message).toContain(
+        `The host ${host}, which the connector's configuration gives, is an address of this machine or its private network`,
+      );
       expect(scope.isDone(), host).toBe(false);
     }
   });
@@ -91,7 +94,7 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors[0]?.error_code).toBe('private_address');
     expect(response.body.message).toContain(
-      "The connector's API host sentry.intranet.example resolves to 10.20.30.40, an address of this machine or its private network",
+      "The host sentry.intranet.example, which the connector's configuration gives, resolves to 10.20.30.40, an address of this machine or its private network",
     );
     expect(response.body.message).not.toContain(TOKEN);
     expect(lookup.mock.calls.map((call) => call[0])).toContain('sentry.intranet.example');
@@ -111,7 +114,7 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
         field: 'replication_config',
         error_code: 'private_address',
         message:
-          "The replication_config (host) points Sentry at a host this service does not call. The connector's API host 192.168.1.20 is an address of this machine or its private network, which this service is set not to call for a host taken from the connector's configuration: nothing was sent. Give the vendor's public host.",
+          "The replication_config (host) points Sentry at a host this service does not call. The host 192.168.1.20, which the connector's configuration gives, is an address of this machine or its private network, which this service is set not to call: nothing was sent. Give the vendor's public host.",
       },
     ]);
     expect(response.body.message).toContain('UPSTREAM_PRIVATE_ADDRESSES=allow');
@@ -120,12 +123,60 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
     expect(JSON.stringify(listed.body)).not.toContain('Internal Sentry');
   });
 
+  it("refuses the connect page's code exchange with such a host before the client secret is sent", async () => {
+    const templateId = await consentTemplate(tenant, 'sentry', { client_id: 'sentry-app', client_secret: 'sentry-client-secret-0002' }, { host: '10.0.0.9' });
+    const widget = await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
+      workspace_name: 'customer-1',
+      allowed_origin: 'https://app.example.com',
+    });
+    const consent = await startConsentAt(service.url, { token: widget.body.token, template: templateId, option_title: 'OAuth2.0', name: 'Sentry' });
+    // The browser goes where the settings say: that is the end user's own request, not the service's.
+    expect(`${consent.origin}${consent.pathname}`).toBe('https://10.0.0.9/oauth/authorize/');
+    const exchange = nock('https://10.0.0.9').post('/oauth/token/').reply(200, { access_token: 'a', refresh_token: 'b' });
+    const done = await fetch(`${service.url}/connect/oauth/callback?code=c-1&state=${encodeURIComponent(consent.searchParams.get('state') as string)}`);
+    const html = await done.text();
+    expect(done.status).toBe(400);
+    expect(html).toContain('Sentry cannot finish the sign-in here. The host 10.0.0.9, which the connector&#39;s configuration gives, is an address');
+    expect(html).not.toContain('sentry-client-secret-0002');
+    expect(attribute(html, 'data-connector-id')).toBeUndefined();
+    expect(exchange.isDone()).toBe(false);
+  });
+
   it('calls a public configured host as before', async () => {
     const scope = nock('https://sentry.example.com').matchHeader('authorization', `Bearer ${TOKEN}`).get('/api/0/organizations/').reply(200, ORGANIZATIONS);
     const response = await listOrganizations(tenant, await sentryConnector(service, tenant, 'sentry.example.com'));
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.result).toEqual(ORGANIZATIONS);
     expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe("an OAuth token URL the configuration writes (Sentry's token_url on its host)", () => {
+  const OAUTH = { option_title: 'OAuth2.0', client_id: 'sentry-app', client_secret: 'sentry-client-secret-0001', refresh_token: 'sentry-refresh-0001' };
+
+  it('is refused before the client secret is sent, with privateAddresses: refuse', async () => {
+    const token = nock('https://10.0.0.7').post('/oauth/token/').reply(200, { access_token: 'a', refresh_token: 'b', expires_in: 3600 });
+    const api = nock('https://10.0.0.7').get('/api/0/organizations/').reply(200, ORGANIZATIONS);
+    const sentry = createConnector('sentry', { credentials: OAUTH, config: { host: '10.0.0.7' }, privateAddresses: 'refuse', http: { retries: 0 } });
+    const error = await sentry.execute('organizations', 'list').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PrivateAddressError);
+    expect((error as Error).message).toContain(
+      "The host 10.0.0.7, which the connector's configuration gives, is an address of this machine or its private network",
+    );
+    expect((error as Error).message).not.toContain(OAUTH.client_secret);
+    expect(token.isDone()).toBe(false);
+    expect(api.isDone()).toBe(false);
+  });
+
+  it('is called as before by default in library mode (the caller gives its own configuration)', async () => {
+    const token = nock('https://10.0.0.7')
+      .post('/oauth/token/', (body: Record<string, string>) => body.client_secret === OAUTH.client_secret && body.grant_type === 'refresh_token')
+      .reply(200, { access_token: 'access-1', refresh_token: 'refresh-2', expires_in: 3600 });
+    const api = nock('https://10.0.0.7').matchHeader('authorization', 'Bearer access-1').get('/api/0/organizations/').reply(200, ORGANIZATIONS);
+    const sentry = createConnector('sentry', { credentials: OAUTH, config: { host: '10.0.0.7' }, http: { retries: 0 } });
+    expect((await sentry.execute('organizations', 'list')).data).toEqual(ORGANIZATIONS);
+    expect(token.isDone()).toBe(true);
+    expect(api.isDone()).toBe(true);
   });
 });
 
