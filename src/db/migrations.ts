@@ -503,7 +503,9 @@ ${SORT_INDEXES}
     sql: `
       CREATE TABLE sync_job_runners (
         job_id uuid PRIMARY KEY,
+        queue_name text NOT NULL,
         runner_key integer NOT NULL,
+        attempt uuid NOT NULL,
         started_at timestamptz NOT NULL DEFAULT now()
       );
     `,

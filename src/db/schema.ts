@@ -68,14 +68,18 @@ export interface ContextRecordsTable {
   deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
-/** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
-/** The runner (src/context/sync/runner-lock.ts) of each sync job a process runs on PostgreSQL. */
+/** The runner (src/context/sync/runner-lock.ts) of each sync job a process runs on PostgreSQL (migration 15). */
 export interface SyncJobRunnersTable {
   job_id: string;
+  /** The job's queue: pg-boss's job table is keyed by (name, id). */
+  queue_name: string;
   runner_key: number;
+  /** This attempt of the job: a later attempt (after a hand-back) notes another. */
+  attempt: string;
   started_at: Generated<Date>;
 }
 
+/** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
 export interface ContextSyncSeenTable {
   connector_id: string;
   entity: string;

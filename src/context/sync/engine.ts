@@ -752,6 +752,8 @@ export class ConnectorSync {
         }
       }
       await settle();
+      // Deletions, the feed and the final sweep write too: not once the job may be another process's.
+      if (item.lock.lost) throw new StopRun(CLAIM_LOST);
       if (removal) removedDeleted = await markDeleted(ctx.store.db, scope, removal.recordIds);
       if (walk.deletions && readLive) {
         const { feed, since } = walk.deletions;
@@ -786,6 +788,7 @@ export class ConnectorSync {
       return this.fail(item, message(error), counts);
     }
     if (refusedFeed) return this.walkFullAfterRefusedFeed(item, later, counts);
+    if (item.lock.lost) return this.fail(item, CLAIM_LOST, counts);
     const {
       deleted: swept,
       unconfirmed,

@@ -8,6 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
 import { holdOnOwnConnection, type HeldConnection } from '../../db/held-connection.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 
@@ -24,21 +25,29 @@ export interface RunnerLock {
 /** Takes a free random key and holds its lock until released; after a lost connection, the same key again. */
 export async function holdRunnerLock(databaseUrl: string, onLost: (error: Error) => void): Promise<RunnerLock> {
   let key = 0;
+  const take = async (client: pg.Client) =>
+    (await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [RUNNER_LOCK_CLASS, key])).rows[0]?.taken === true;
   const connection = await holdOnOwnConnection(
     databaseUrl,
     async (client, again) => {
       if (again) {
-        // Waits while another process, finding the key free during the outage, hands this process's jobs back.
-        await client.query('SELECT pg_advisory_lock($1, $2)', [RUNNER_LOCK_CLASS, key]);
+        // Taken by another process handing this one's jobs back, or still held by the dropped session until
+        // PostgreSQL notices it is gone: tried again with the next connection.
+        if (!(await take(client))) throw new Error('the runner lock is still held elsewhere');
         return;
       }
-      for (;;) {
-        key = randomInt(1, 2 ** 31);
-        const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [RUNNER_LOCK_CLASS, key]);
-        if (rows[0]?.taken === true) return;
-      }
+      do key = randomInt(1, 2 ** 31);
+      while (!(await take(client)));
     },
     onLost,
+    async (client) => {
+      const { rows } = await client.query<{ holds: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+           AND classid = $1 AND objid = $2 AND objsubid = 2) AS holds`,
+        [RUNNER_LOCK_CLASS, key],
+      );
+      return rows[0]?.holds === true;
+    },
   );
   return { key, connection };
 }

@@ -13,6 +13,7 @@
  * - `context-sync-due`: the due check (schedule.ts), at most one per period across all processes.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CompiledQuery, sql } from 'kysely';
 import PgBoss from 'pg-boss';
@@ -129,14 +130,19 @@ interface QueuedJob {
   data: SyncJobData;
 }
 
-/** A job attempt with a failed entity: the queue retries it. Its outcomes are kept in the job's output. */
 /** The reason an entity's sync, or a job fetched while stopping, gives when the service stops under it. */
 const STOPPING = 'interrupted: the service is stopping';
 /** Why a job left active by a process that is gone failed. */
 const RUNNER_GONE = 'the process that ran this sync stopped without finishing it';
+/** The answer of a settle statement that was not run: pg-boss reads the count of the jobs it settled (rows[0].count). */
+const NOTHING_SETTLED = { rows: [{ count: '0' }] };
+/** How long a job fetched while this process lacks its runner lock waits for it before it is handed back. */
+const RUNNER_WAIT_MS = 15_000;
 
-/** Whether a job's failure is the stop alone: every entity that failed was interrupted by it (or by a parent it interrupted). */
-/** The job failed only because its run was stopped for `reason` (every failed entity says so). */
+/**
+ * Whether a job's failure is a stop alone (`reason`: the service stopping, the claim lost): every entity that
+ * failed says so (or was stopped by a parent that did).
+ */
 function stoppedOnly(error: unknown, reason: string): boolean {
   if (!(error instanceof SyncJobFailed)) return false;
   return error.outcomes.filter((o) => o.status === 'failed').every((o) => o.reason?.includes(reason) === true);
@@ -150,6 +156,7 @@ class RunnerLockMissing extends Error {
   }
 }
 
+/** A job attempt with a failed entity: the queue retries it. Its outcomes are kept in the job's output. */
 class SyncJobFailed extends Error {
   constructor(readonly outcomes: EntityOutcome[]) {
     const failed = outcomes.filter((o) => o.status === 'failed');
@@ -255,6 +262,8 @@ export class SyncService {
   private dueTimer: NodeJS.Timeout | undefined;
   /** On PostgreSQL, the lock that tells the other processes this one is alive (runner-lock.ts); taken when the queue starts. */
   private runner: RunnerLock | undefined;
+  /** Jobs whose end this process must not record (maySettle): their settle statements are dropped once. */
+  private readonly disowned = new Set<string>();
   private closing = false;
   /** Jobs this process's stop interrupted (id -> queue name): handed back to the queue at close, without spending a retry. */
   private readonly interrupted = new Map<string, string>();
@@ -305,7 +314,7 @@ export class SyncService {
               { err: (error as Error).message, job_ids: values[1] },
               'could not record the end of a sync job; it stays active until SYNC_JOB_TIMEOUT_MINUTES',
             );
-            return { rows: [] };
+            return NOTHING_SETTLED;
           }
           if (attempt === 1)
             this.log.warn({ err: (error as Error).message, job_ids: values[1] }, 'the store is unavailable: the end of a sync job is recorded when it is back');
@@ -319,13 +328,16 @@ export class SyncService {
         executeSql: async (text: string, values?: unknown[]) => {
           if (this.storeReleased) {
             // A job's end sent after the store was released: nothing awaits it, so it must not reject (see settle).
-            if (settleStatements.has(text)) return { rows: [] };
+            if (settleStatements.has(text)) return NOTHING_SETTLED;
             throw new Error('the sync queue is stopped');
           }
           this.inFlight += 1;
           try {
             const query = CompiledQuery.raw(text, values ?? []);
-            if (settleStatements.has(text)) return await settle(query, values ?? []);
+            if (settleStatements.has(text)) {
+              if (this.settlesDisowned(values)) return NOTHING_SETTLED;
+              return await settle(query, values ?? []);
+            }
             if (!/^\s*BEGIN\b/i.test(text)) return { rows: (await db.executeQuery(query)).rows };
             // A script with its own transaction (schema install, migrations) that fails midway leaves its connection in the
             // aborted transaction: rolled back here before the connection goes back to the pool.
@@ -353,6 +365,14 @@ export class SyncService {
     return boss;
   }
 
+  /** Whether a settle statement (pg-boss's complete or fail: values [queue, job ids, output]) is for disowned jobs only; they are forgotten then. */
+  private settlesDisowned(values: unknown[] | undefined): boolean {
+    const ids = values?.[1];
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && this.disowned.has(id))) return false;
+    for (const id of ids) this.disowned.delete(id as string);
+    return true;
+  }
+
   /** Whether this process is running a sync job of the connector. */
   isRunning(connectorId: string): boolean {
     return this.running.has(connectorId);
@@ -376,6 +396,13 @@ export class SyncService {
   private started(): Promise<void> {
     if (this.closing) return Promise.reject(new ConflictError('The service is stopping: no new sync starts.'));
     this.starting ??= (async () => {
+      const { databaseUrl } = this.ctx.config;
+      // Before the queue starts: its workers fetch jobs at once, and a job is noted under this process's key.
+      if (this.ctx.store.kind === 'postgres' && databaseUrl !== undefined && this.runner === undefined) {
+        this.runner = await holdRunnerLock(databaseUrl, (error) =>
+          this.log.warn({ err: error.message }, 'lost the connection that tells other processes this one runs its sync jobs; its running syncs stop'),
+        );
+      }
       for (let attempt = 1; ; attempt += 1) {
         try {
           await this.boss.start();
@@ -387,12 +414,6 @@ export class SyncService {
           this.boss = this.newBoss();
           await sleep(100 * attempt);
           continue;
-        }
-        const { databaseUrl } = this.ctx.config;
-        if (this.ctx.store.kind === 'postgres' && databaseUrl !== undefined && this.runner === undefined) {
-          this.runner = await holdRunnerLock(databaseUrl, (error) =>
-            this.log.warn({ err: error.message }, 'lost the connection that tells other processes this one runs its sync jobs; its running syncs stop'),
-          );
         }
         // Once, on the started queue: a failure here is told and leaves the jobs to their timeout, not a second queue.
         if (this.ctx.store.kind === 'pglite') {
@@ -424,44 +445,73 @@ export class SyncService {
   }
 
   /**
-   * PostgreSQL: the active sync jobs whose runner's lock is free (the process died, or lost its connection to the
-   * store) are handed back to the queue, and the notes of jobs no longer active dropped. Each due check runs it.
+   * PostgreSQL, at each due check: the active sync jobs noted under a runner whose lock is free (its process
+   * died, or lost its connection to the store) are handed back to the queue, and so are this process's own
+   * notes of jobs it no longer runs (it lost its lock under them and took it again); notes of jobs no longer
+   * active are dropped. A job is failed only while its runner's lock is held here, and only if it is still
+   * noted under that runner (re-read under the lock): never an attempt another process has taken since.
    */
   private async handBackJobsOfGoneRunners(): Promise<void> {
     const runner = this.runner;
     if (runner === undefined) return;
     const db = this.ctx.store.db;
-    const { rows } = await sql<{ job_id: string; name: string; runner_key: number }>`
-      SELECT r.job_id, j.name, r.runner_key FROM sync_job_runners r JOIN ${sql.table(`${QUEUE_SCHEMA}.job`)} j ON j.id = r.job_id
-      WHERE j.state = 'active' AND r.runner_key <> ${runner.key}`.execute(db);
-    const byRunner = new Map<number, typeof rows>();
-    for (const row of rows) byRunner.set(row.runner_key, [...(byRunner.get(row.runner_key) ?? []), row]);
-    for (const [key, jobs] of byRunner) {
-      await whileRunnerGone(db, key, async () => {
-        for (const job of jobs) await this.boss.fail(job.name, job.job_id, { message: RUNNER_GONE });
-        await db
-          .deleteFrom('sync_job_runners')
-          .where(
-            'job_id',
-            'in',
-            jobs.map((job) => job.job_id),
-          )
-          .execute();
-        this.log.warn({ jobs: jobs.map((job) => job.job_id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
-      });
+    const job = sql.table(`${QUEUE_SCHEMA}.job`);
+    const { rows } = await sql<{ runner_key: number }>`
+      SELECT DISTINCT r.runner_key FROM sync_job_runners r JOIN ${job} j ON j.name = r.queue_name AND j.id = r.job_id
+      WHERE j.state = 'active'`.execute(db);
+    for (const { runner_key: key } of rows) {
+      // This process's own jobs lost under a lost lock keep their retry; a process that died may have died of its job.
+      if (key === runner.key) {
+        if (runner.connection.held) await this.handBackNotedUnder(key, new Set(this.running.values()), true);
+      } else await whileRunnerGone(db, key, () => this.handBackNotedUnder(key, new Set(), false));
     }
     await sql`
       DELETE FROM sync_job_runners r
-      WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(`${QUEUE_SCHEMA}.job`)} j WHERE j.id = r.job_id AND j.state = 'active')`.execute(db);
+      WHERE NOT EXISTS (SELECT 1 FROM ${job} j WHERE j.name = r.queue_name AND j.id = r.job_id AND j.state = 'active')`.execute(db);
   }
 
-  /** Notes this process as the runner of the job (PostgreSQL), for the others to hand it back should it die. */
-  private async noteRunner(jobId: string, runner: RunnerLock): Promise<void> {
+  /** Fails the active jobs noted under `key` (but those in `running`), `keepRetry` or spending one, and drops the notes of those it failed. */
+  private async handBackNotedUnder(key: number, running: Set<string>, keepRetry: boolean): Promise<void> {
+    const db = this.ctx.store.db;
+    const job = sql.table(`${QUEUE_SCHEMA}.job`);
+    const { rows } = await sql<{ job_id: string; queue_name: string }>`
+      SELECT r.job_id, r.queue_name FROM sync_job_runners r JOIN ${job} j ON j.name = r.queue_name AND j.id = r.job_id
+      WHERE r.runner_key = ${key} AND j.state = 'active'`.execute(db);
+    const gone = rows.filter((row) => !running.has(row.job_id));
+    if (gone.length === 0) return;
+    for (const row of gone) {
+      if (keepRetry) await this.giveRetryBack({ name: row.queue_name, id: row.job_id });
+      await this.boss.fail(row.queue_name, row.job_id, { message: RUNNER_GONE });
+    }
+    // A failure the queue could not record leaves its note, for the next pass.
+    await sql`
+      DELETE FROM sync_job_runners r USING ${job} j
+      WHERE j.name = r.queue_name AND j.id = r.job_id AND r.runner_key = ${key} AND j.state <> 'active'`.execute(db);
+    this.log.warn({ jobs: gone.map((row) => row.job_id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
+  }
+
+  /** Notes this process as the runner of this attempt of the job (PostgreSQL); the attempt id tells it from later ones. */
+  private async noteRunner(job: PgBoss.JobWithMetadata<SyncJobData>, runner: RunnerLock): Promise<string> {
+    const attempt = randomUUID();
+    const note = { runner_key: runner.key, attempt, started_at: sql<Date>`now()` };
     await this.ctx.store.db
       .insertInto('sync_job_runners')
-      .values({ job_id: jobId, runner_key: runner.key })
-      .onConflict((conflict) => conflict.column('job_id').doUpdateSet({ runner_key: runner.key, started_at: sql`now()` }))
+      .values({ job_id: job.id, queue_name: job.name, ...note })
+      .onConflict((conflict) => conflict.column('job_id').doUpdateSet(note))
       .execute();
+    return attempt;
+  }
+
+  /** Whether this attempt is still the job's noted one (no other process handed it back meanwhile). */
+  private async stillNoted(jobId: string, runner: RunnerLock, attempt: string): Promise<boolean> {
+    const row = await this.ctx.store.db
+      .selectFrom('sync_job_runners')
+      .select('job_id')
+      .where('job_id', '=', jobId)
+      .where('runner_key', '=', runner.key)
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** Creates the vendor's queue (or brings its settings up to date) and starts this process's workers on it, once. */
@@ -815,14 +865,18 @@ export class SyncService {
     if (names.length === 0) return [];
 
     const runner = this.runner;
-    if (runner !== undefined && !runner.connection.held) throw new RunnerLockMissing();
+    if (runner !== undefined && !runner.connection.held) await this.waitForRunnerLock(runner);
+    // Read with the check above, before any wait: a loss during the note below is a loss of this attempt.
+    const losses = runner?.connection.losses;
+    const runnerHeld = runner === undefined ? undefined : () => runner.connection.held && runner.connection.losses === losses;
     this.running.set(row.id, job.id);
-    let runnerHeld: (() => boolean) | undefined;
+    let attempt: string | undefined;
+    /** Whether this process may record the job's end (maySettle), once judged. */
+    let settles: boolean | undefined;
     try {
       if (runner !== undefined) {
-        await this.noteRunner(job.id, runner);
-        const losses = runner.connection.losses;
-        runnerHeld = () => runner.connection.held && runner.connection.losses === losses;
+        attempt = await this.noteRunner(job, runner);
+        if (runnerHeld?.() === false) throw new RunnerLockMissing();
       }
       const connector = connectorInstance(ctx, row);
       const expireMs = Number(job.expireInSeconds) * 1000;
@@ -849,21 +903,56 @@ export class SyncService {
       const outcomes = await sync.run();
       const observer = observerOf(ctx);
       for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records, outcome.deleted);
+      settles = await this.maySettle(job, runner, runnerHeld, attempt);
       if (outcomes.some((o) => o.status === 'failed')) throw new SyncJobFailed(outcomes);
       return outcomes;
     } catch (error) {
+      if (error instanceof RunnerLockMissing) throw error;
+      settles ??= await this.maySettle(job, runner, runnerHeld, attempt);
       // Stopped because this process lost its runner lock, not for anything the job did: it keeps its retry.
-      if (runnerHeld !== undefined && !runnerHeld() && stoppedOnly(error, CLAIM_LOST)) await this.giveRetryBack(job);
+      if (settles && runnerHeld?.() === false && stoppedOnly(error, CLAIM_LOST)) await this.giveRetryBack(job);
       throw error;
     } finally {
-      this.running.delete(row.id);
-      // Left behind, the note is dropped by the next hand-back pass once the job is no longer active.
-      if (runner !== undefined)
+      // A job this process may not settle keeps its note: the hand-back (here or in another process) ends it.
+      if (runner !== undefined && attempt !== undefined && settles !== false)
         await this.ctx.store.db
           .deleteFrom('sync_job_runners')
           .where('job_id', '=', job.id)
+          .where('runner_key', '=', runner.key)
+          .where('attempt', '=', attempt)
           .execute()
           .catch(() => undefined);
+      this.running.delete(row.id);
+    }
+  }
+
+  /**
+   * Whether this process may still complete or fail the job: it holds the runner lock it held when the job
+   * began, or holds it again and the job is still noted under this attempt (no one handed it back meanwhile).
+   * Otherwise the queue's settle statements for it are dropped (`disowned`): the job may be another process's
+   * attempt by now, and the queue settles by job id alone.
+   */
+  private async maySettle(
+    job: PgBoss.JobWithMetadata<SyncJobData>,
+    runner: RunnerLock | undefined,
+    runnerHeld: (() => boolean) | undefined,
+    attempt: string | undefined,
+  ): Promise<boolean> {
+    if (runner === undefined || attempt === undefined || runnerHeld?.() === true) return true;
+    const noted = runner.connection.held && (await this.stillNoted(job.id, runner, attempt).catch(() => false));
+    if (!noted) {
+      this.disowned.add(job.id);
+      this.log.warn({ job_id: job.id }, 'a sync job this process lost its runner lock under is left to the hand-back');
+    }
+    return noted;
+  }
+
+  /** Waits up to RUNNER_WAIT_MS for the runner lock to be taken again (every 5 s after a loss); RunnerLockMissing if it is not. */
+  private async waitForRunnerLock(runner: RunnerLock): Promise<void> {
+    const until = Date.now() + RUNNER_WAIT_MS;
+    while (!runner.connection.held) {
+      if (this.closing || Date.now() >= until) throw new RunnerLockMissing();
+      await sleep(250);
     }
   }
 
@@ -1007,7 +1096,7 @@ export class SyncService {
   }
 
   /** The job's coming failure does not spend one of its retries: its retry limit grows by one first. */
-  private async giveRetryBack(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
+  private async giveRetryBack(job: { name: string; id: string }): Promise<void> {
     try {
       await sql`
         UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET retry_limit = retry_limit + 1
