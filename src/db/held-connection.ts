@@ -9,6 +9,8 @@ import pg from 'pg';
 
 const RECONNECT_MS = 5_000;
 const HEARTBEAT_MS = 15_000;
+/** A check not answered within this counts as a loss: a connection that died without a word leaves its query waiting for good. */
+const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 export interface HeldConnection {
   /** Whether the lock is held now, as far as the last check knows (false from a loss until it is taken again). */
@@ -67,15 +69,26 @@ export async function holdOnOwnConnection(
     }, RECONNECT_MS);
     retry.unref();
   };
+  let checking = false;
   const heartbeat = setInterval(() => {
     const current = client;
-    if (current === undefined) return;
-    verify(current).then(
-      (holds) => {
-        if (!holds) lose(current, new Error('the connection no longer holds its lock'));
-      },
-      (error: unknown) => lose(current, error instanceof Error ? error : new Error(String(error))),
-    );
+    if (current === undefined || checking) return;
+    checking = true;
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<boolean>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`the connection did not answer its check within ${HEARTBEAT_TIMEOUT_MS / 1000} s`)), HEARTBEAT_TIMEOUT_MS);
+    });
+    Promise.race([verify(current), unanswered])
+      .then(
+        (holds) => {
+          if (!holds) lose(current, new Error('the connection no longer holds its lock'));
+        },
+        (error: unknown) => lose(current, error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        checking = false;
+      });
   }, HEARTBEAT_MS);
   heartbeat.unref();
   try {

@@ -462,7 +462,12 @@ async function lookupCredentials(
   const { status, json: items } = await vendorJson(
     ctx,
     definition,
-    { method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } },
+    {
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` },
+      ...(publicAddressesOnly(ctx, definition.connectorType, lookup.url) && { publicAddressesOnly: true }),
+    },
     true,
   );
   if (status < 200 || status >= 300 || !Array.isArray(items)) {

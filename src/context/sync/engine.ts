@@ -836,7 +836,7 @@ export class ConnectorSync {
     this.failedParents.set(item.name, reason);
     let recordCount = 0;
     try {
-      recordCount = await failEntitySync(ctx.store.db, this.scope(item.name), reason, counts.pages);
+      recordCount = (await failEntitySync(ctx.store.db, this.scope(item.name), reason, counts.pages, item.lock.lost ? item.startedAt : undefined)) ?? 0;
     } catch (error) {
       this.input.log.error({ err: error, connector_id: row.id, entity: item.name }, 'could not record the sync failure');
     }

@@ -136,6 +136,8 @@ const STOPPING = 'interrupted: the service is stopping';
 const RUNNER_GONE = 'the process that ran this sync stopped without finishing it';
 /** The answer of a settle statement that was not run: pg-boss reads the count of the jobs it settled (rows[0].count). */
 const NOTHING_SETTLED = { rows: [{ count: '0' }] };
+/** How long a disowned job's mark waits for the queue's settle statement (sent as soon as its handler returns). */
+const DISOWNED_MS = 10_000;
 /** How long a job fetched while this process lacks its runner lock waits for it before it is handed back. */
 const RUNNER_WAIT_MS = 15_000;
 
@@ -146,6 +148,14 @@ const RUNNER_WAIT_MS = 15_000;
 function stoppedOnly(error: unknown, reason: string): boolean {
   if (!(error instanceof SyncJobFailed)) return false;
   return error.outcomes.filter((o) => o.status === 'failed').every((o) => o.reason?.includes(reason) === true);
+}
+
+/** An attempt whose end this process may not record (maySettle): it carries what stopped it. */
+class AttemptDisowned extends Error {
+  constructor(readonly reason: unknown) {
+    super(`this attempt's job may be another process's now (${reason instanceof Error ? reason.message : String(reason)})`);
+    this.name = 'AttemptDisowned';
+  }
 }
 
 /** This process does not hold its runner lock (its connection dropped): it starts no sync job until it does. */
@@ -253,8 +263,8 @@ export class SyncService {
   private readonly vendors = new Map<string, Promise<void>>();
   private readonly workerIds = new Map<string, string[]>();
   private readonly runs = new Set<Promise<unknown>>();
-  /** Connector id -> job id, for the jobs this process runs. */
-  private readonly running = new Map<string, string>();
+  /** Connector id -> the attempt this process runs of the connector's job (its job id and an attempt id of its own). */
+  private readonly running = new Map<string, { jobId: string; attempt: string }>();
   private readonly listeners = new Map<string, Set<(progress: SyncProgress) => void>>();
   /** Enqueues in progress per connector: requests of this process read the queue and add to it one at a time. */
   private readonly enqueueing = new Map<string, Promise<unknown>>();
@@ -262,8 +272,11 @@ export class SyncService {
   private dueTimer: NodeJS.Timeout | undefined;
   /** On PostgreSQL, the lock that tells the other processes this one is alive (runner-lock.ts); taken when the queue starts. */
   private runner: RunnerLock | undefined;
-  /** Jobs whose end this process must not record (maySettle): their settle statements are dropped once. */
-  private readonly disowned = new Set<string>();
+  /**
+   * Jobs whose end this process must not record (maySettle), until when: the queue's settle statement for one,
+   * sent as soon as its handler returns, is dropped once; a mark it did not use lapses after DISOWNED_MS.
+   */
+  private readonly disowned = new Map<string, number>();
   private closing = false;
   /** Jobs this process's stop interrupted (id -> queue name): handed back to the queue at close, without spending a retry. */
   private readonly interrupted = new Map<string, string>();
@@ -367,6 +380,8 @@ export class SyncService {
 
   /** Whether a settle statement (pg-boss's complete or fail: values [queue, job ids, output]) is for disowned jobs only; they are forgotten then. */
   private settlesDisowned(values: unknown[] | undefined): boolean {
+    const now = Date.now();
+    for (const [id, until] of this.disowned) if (until < now) this.disowned.delete(id);
     const ids = values?.[1];
     if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && this.disowned.has(id))) return false;
     for (const id of ids) this.disowned.delete(id as string);
@@ -462,7 +477,7 @@ export class SyncService {
     for (const { runner_key: key } of rows) {
       // This process's own jobs lost under a lost lock keep their retry; a process that died may have died of its job.
       if (key === runner.key) {
-        if (runner.connection.held) await this.handBackNotedUnder(key, new Set(this.running.values()), true);
+        if (runner.connection.held) await this.handBackNotedUnder(key, new Set([...this.running.values()].map((run) => run.attempt)), true);
       } else await whileRunnerGone(db, key, () => this.handBackNotedUnder(key, new Set(), false));
     }
     await sql`
@@ -470,14 +485,17 @@ export class SyncService {
       WHERE NOT EXISTS (SELECT 1 FROM ${job} j WHERE j.name = r.queue_name AND j.id = r.job_id AND j.state = 'active')`.execute(db);
   }
 
-  /** Fails the active jobs noted under `key` (but those in `running`), `keepRetry` or spending one, and drops the notes of those it failed. */
+  /**
+   * Fails the active jobs noted under `key` (but the attempts in `running`), `keepRetry` or spending one, and
+   * drops the notes of those it failed.
+   */
   private async handBackNotedUnder(key: number, running: Set<string>, keepRetry: boolean): Promise<void> {
     const db = this.ctx.store.db;
     const job = sql.table(`${QUEUE_SCHEMA}.job`);
-    const { rows } = await sql<{ job_id: string; queue_name: string }>`
-      SELECT r.job_id, r.queue_name FROM sync_job_runners r JOIN ${job} j ON j.name = r.queue_name AND j.id = r.job_id
+    const { rows } = await sql<{ job_id: string; queue_name: string; attempt: string }>`
+      SELECT r.job_id, r.queue_name, r.attempt FROM sync_job_runners r JOIN ${job} j ON j.name = r.queue_name AND j.id = r.job_id
       WHERE r.runner_key = ${key} AND j.state = 'active'`.execute(db);
-    const gone = rows.filter((row) => !running.has(row.job_id));
+    const gone = rows.filter((row) => !running.has(row.attempt));
     if (gone.length === 0) return;
     for (const row of gone) {
       if (keepRetry) await this.giveRetryBack({ name: row.queue_name, id: row.job_id });
@@ -491,15 +509,13 @@ export class SyncService {
   }
 
   /** Notes this process as the runner of this attempt of the job (PostgreSQL); the attempt id tells it from later ones. */
-  private async noteRunner(job: PgBoss.JobWithMetadata<SyncJobData>, runner: RunnerLock): Promise<string> {
-    const attempt = randomUUID();
+  private async noteRunner(job: PgBoss.JobWithMetadata<SyncJobData>, runner: RunnerLock, attempt: string): Promise<void> {
     const note = { runner_key: runner.key, attempt, started_at: sql<Date>`now()` };
     await this.ctx.store.db
       .insertInto('sync_job_runners')
       .values({ job_id: job.id, queue_name: job.name, ...note })
       .onConflict((conflict) => conflict.column('job_id').doUpdateSet(note))
       .execute();
-    return attempt;
   }
 
   /** Whether this attempt is still the job's noted one (no other process handed it back meanwhile). */
@@ -814,8 +830,6 @@ export class SyncService {
       return await run;
     } catch (error) {
       if (this.closing && stoppedOnly(error, STOPPING)) await this.keepRetry(job);
-      // Not the job's failure either: it waits for this process's runner lock (runner-lock.ts).
-      else if (error instanceof RunnerLockMissing) await this.giveRetryBack(job);
       throw error;
     } finally {
       this.runs.delete(run);
@@ -865,18 +879,28 @@ export class SyncService {
     if (names.length === 0) return [];
 
     const runner = this.runner;
-    if (runner !== undefined && !runner.connection.held) await this.waitForRunnerLock(runner);
-    // Read with the check above, before any wait: a loss during the note below is a loss of this attempt.
-    const losses = runner?.connection.losses;
-    const runnerHeld = runner === undefined ? undefined : () => runner.connection.held && runner.connection.losses === losses;
-    this.running.set(row.id, job.id);
-    let attempt: string | undefined;
+    const attempt = randomUUID();
+    const run = { jobId: job.id, attempt };
+    this.running.set(row.id, run);
+    let runnerHeld: (() => boolean) | undefined;
+    let noted = false;
     /** Whether this process may record the job's end (maySettle), once judged. */
     let settles: boolean | undefined;
     try {
       if (runner !== undefined) {
-        attempt = await this.noteRunner(job, runner);
-        if (runnerHeld?.() === false) throw new RunnerLockMissing();
+        // Noted first: should this process die while it waits for its lock, the others hand the job back.
+        await this.noteRunner(job, runner, attempt);
+        noted = true;
+        if (!runner.connection.held) await this.waitForRunnerLock(runner);
+        // Read with the check just made: a loss from here on is a loss of this attempt.
+        const losses = runner.connection.losses;
+        runnerHeld = () => runner.connection.held && runner.connection.losses === losses;
+        // Handed back while it waited (its lock was free): the job is not this attempt's any more.
+        if (!(await this.stillNoted(job.id, runner, attempt))) {
+          settles = false;
+          this.disowned.set(job.id, Date.now() + DISOWNED_MS);
+          throw new AttemptDisowned(new RunnerLockMissing());
+        }
       }
       const connector = connectorInstance(ctx, row);
       const expireMs = Number(job.expireInSeconds) * 1000;
@@ -903,18 +927,20 @@ export class SyncService {
       const outcomes = await sync.run();
       const observer = observerOf(ctx);
       for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records, outcome.deleted);
-      settles = await this.maySettle(job, runner, runnerHeld, attempt);
+      settles = await this.maySettle(job, runner, runnerHeld, noted ? attempt : undefined);
       if (outcomes.some((o) => o.status === 'failed')) throw new SyncJobFailed(outcomes);
       return outcomes;
     } catch (error) {
-      if (error instanceof RunnerLockMissing) throw error;
-      settles ??= await this.maySettle(job, runner, runnerHeld, attempt);
+      if (error instanceof AttemptDisowned) throw error;
+      settles ??= await this.maySettle(job, runner, runnerHeld, noted ? attempt : undefined);
+      // Not this attempt's to settle: its failure is not recorded, so it must not give a retry back either.
+      if (!settles) throw new AttemptDisowned(error);
       // Stopped because this process lost its runner lock, not for anything the job did: it keeps its retry.
-      if (settles && runnerHeld?.() === false && stoppedOnly(error, CLAIM_LOST)) await this.giveRetryBack(job);
+      if (runnerHeld?.() === false && stoppedOnly(error, CLAIM_LOST)) await this.giveRetryBack(job);
       throw error;
     } finally {
       // A job this process may not settle keeps its note: the hand-back (here or in another process) ends it.
-      if (runner !== undefined && attempt !== undefined && settles !== false)
+      if (runner !== undefined && noted && settles !== false)
         await this.ctx.store.db
           .deleteFrom('sync_job_runners')
           .where('job_id', '=', job.id)
@@ -922,7 +948,7 @@ export class SyncService {
           .where('attempt', '=', attempt)
           .execute()
           .catch(() => undefined);
-      this.running.delete(row.id);
+      if (this.running.get(row.id) === run) this.running.delete(row.id);
     }
   }
 
@@ -941,7 +967,7 @@ export class SyncService {
     if (runner === undefined || attempt === undefined || runnerHeld?.() === true) return true;
     const noted = runner.connection.held && (await this.stillNoted(job.id, runner, attempt).catch(() => false));
     if (!noted) {
-      this.disowned.add(job.id);
+      this.disowned.set(job.id, Date.now() + DISOWNED_MS);
       this.log.warn({ job_id: job.id }, 'a sync job this process lost its runner lock under is left to the hand-back');
     }
     return noted;

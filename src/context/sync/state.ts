@@ -378,9 +378,25 @@ export async function markConfirmedDeletions(
   });
 }
 
-/** A failed sync: nothing is marked deleted, the previous data stays searchable, the reason is kept. */
-export async function failEntitySync(db: Db, scope: RecordScope, reason: string, pages: number): Promise<number> {
+/**
+ * A failed sync: nothing is marked deleted, the previous data stays searchable, the reason is kept. With
+ * `onlyIfStartedAt`, nothing is written (undefined) when a later sync of the entity has begun since.
+ */
+export async function failEntitySync(db: Db, scope: RecordScope, reason: string, pages: number, onlyIfStartedAt?: Date): Promise<number | undefined> {
   return db.transaction().execute(async (trx) => {
+    if (onlyIfStartedAt !== undefined) {
+      // A sync whose claim was lost: a later sync of the entity (another process's) may have begun, whose state and
+      // notes of records seen are its own. started_at keeps microseconds, the Date of this sync's start milliseconds.
+      const later = await trx
+        .selectFrom('context_sync_state')
+        .select('started_at')
+        .where('connector_id', '=', scope.connectorId)
+        .where('entity', '=', scope.entity)
+        .where('started_at', '>=', new Date(onlyIfStartedAt.getTime() + 1))
+        .forUpdate()
+        .executeTakeFirst();
+      if (later !== undefined) return undefined;
+    }
     await forgetSeen(trx, scope);
     const recordCount = await liveCount(trx, scope);
     await trx
