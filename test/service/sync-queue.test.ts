@@ -15,22 +15,12 @@ import { QUEUE_SCHEMA, SYNC_QUEUE_PREFIX, SyncService } from '../../src/context/
 import type { ServiceContext } from '../../src/service-context.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { createTenant, freshPostgresDatabase, startTestService, type Tenant, type TestService } from '../support/service.js';
-import { expectStartedAfter, jobsOf } from '../support/sync-jobs.js';
+import { expectStartedAfter, jobsOf, until } from '../support/sync-jobs.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
 import { inject } from 'vitest';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 function seed(upstream: StandIn, forms: number): void {
   upstream.forms = Array.from({ length: forms }, (_, i) => form(`form${i + 1}`, `Survey ${i + 1}`));

@@ -17,21 +17,10 @@ import { openStore } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 import { childEnv, REPO_ROOT } from '../support/spawn-service.js';
-import { jobsOf } from '../support/sync-jobs.js';
+import { jobsOf, until } from '../support/sync-jobs.js';
 import { form, response, startTypeformStandIn, type StandIn } from '../support/typeform-stand-in.js';
 
 const CONNECTORS = '/api/v1/integrations/connectors';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (PostgreSQL)', () => {
   const masterKey = randomBytes(32);
@@ -84,13 +73,17 @@ describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (Postgre
       stdio: 'ignore',
     });
     try {
-      const active = await until('the child running the job', async () => {
-        // The child installs the queue's schema as it starts.
-        const job = (await jobsOf(service.store, id).catch(() => [])).find((j) => j.state === 'active');
-        if (job === undefined) return undefined;
-        const { rows } = await sql<{ runner_key: number }>`SELECT runner_key FROM sync_job_runners WHERE job_id = ${job.id}`.execute(service.store.db);
-        return rows.length === 1 ? job : undefined;
-      });
+      const active = await until(
+        'the child running the job',
+        async () => {
+          // The child installs the queue's schema as it starts.
+          const job = (await jobsOf(service.store, id).catch(() => [])).find((j) => j.state === 'active');
+          if (job === undefined) return undefined;
+          const { rows } = await sql<{ runner_key: number }>`SELECT runner_key FROM sync_job_runners WHERE job_id = ${job.id}`.execute(service.store.db);
+          return rows.length === 1 ? job : undefined;
+        },
+        60_000,
+      );
       const exited = new Promise((resolve) => child?.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
@@ -100,10 +93,14 @@ describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (Postgre
       expect((await jobsOf(service.store, id)).find((j) => j.id === active.id)?.state).toBe('active');
 
       await service.app.ctx.syncs.startScheduling();
-      const done = await until('the job synced by the live service', async () => {
-        const job = (await jobsOf(service.store, id)).find((j) => j.id === active.id);
-        return job?.state === 'completed' ? job : undefined;
-      });
+      const done = await until(
+        'the job synced by the live service',
+        async () => {
+          const job = (await jobsOf(service.store, id)).find((j) => j.id === active.id);
+          return job?.state === 'completed' ? job : undefined;
+        },
+        30_000,
+      );
       expect(done.retry_count).toBe(1);
       expect(done.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready', recordCount: 2 }] });
       const notes = await sql<{ job_id: string }>`SELECT job_id FROM sync_job_runners WHERE job_id = ${active.id}`.execute(service.store.db);

@@ -34,3 +34,14 @@ const WAITED_ON_COMPLETION_MS = 100;
 export function expectStartedAfter(later: JobRow | undefined, earlier: JobRow | undefined): void {
   expect(new Date(later?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(earlier?.completed_on as Date).getTime() - WAITED_ON_COMPLETION_MS);
 }
+
+/** Polls `probe` every 50 ms until it gives a value, or fails after `timeoutMs` naming `what` it waited for. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
