@@ -131,6 +131,8 @@ async function startBehind(starting: StartingPort, settings: ServiceConfig, opti
     app = buildApp(service.ctx);
     const built = app;
     service.adopt(() => built.close());
+    // Plugins and routes load before the port changes hands, so it answers throughout.
+    await app.ready();
     await starting.close();
     url = await app.listen({ host: config.host, port: starting.port });
   } catch (error) {
