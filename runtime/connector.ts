@@ -40,6 +40,15 @@ export interface ConnectorOptions {
   privateAddresses?: 'allow' | 'refuse';
 }
 
+/**
+ * Whether requests to a URL written by `template` connect to public addresses only (ConnectorOptions.privateAddresses):
+ * 'refuse' is set, the template writes the host from the configuration, credentials or token, and no override
+ * (`overridden`: the baseUrl or oauthServerUrl option, an operator's) replaces it.
+ */
+export function guardsConfiguredHost(privateAddresses: 'allow' | 'refuse' | undefined, template: string, overridden: boolean): boolean {
+  return privateAddresses === 'refuse' && !overridden && template.includes('{{');
+}
+
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
   data: TData;
   /** The native pagination keys of this connector kind (absent for actions that do not paginate). */
@@ -169,8 +178,7 @@ export class Connector {
     this.http = { ...DEFAULT_HTTP_OPTIONS, ...options.http };
     this.baseUrlOverride = options.baseUrl;
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
-    this.publicAddressesOnly =
-      options.privateAddresses === 'refuse' && options.baseUrl === undefined && (option.baseUrl ?? this.definition.baseUrl).includes('{{');
+    this.publicAddressesOnly = guardsConfiguredHost(options.privateAddresses, option.baseUrl ?? this.definition.baseUrl, options.baseUrl !== undefined);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.credentialTemplateHeaders = Object.entries(this.definition.headers)
       .filter(([, template]) => /\{\{\s*(credentials|token)\./.test(template))
@@ -178,7 +186,7 @@ export class Connector {
     this.redact = redactor(() => this.authenticator.secrets());
     // The OAuth token URL is checked as the base URL is: a host the configuration writes (Sentry's) gets the client secret.
     const publicTokenHost =
-      options.privateAddresses === 'refuse' && options.oauthServerUrl === undefined && option.type === 'oauth2_refresh' && option.tokenUrl.includes('{{');
+      option.type === 'oauth2_refresh' && guardsConfiguredHost(options.privateAddresses, option.tokenUrl, options.oauthServerUrl !== undefined);
     this.authenticator = new Authenticator(
       option,
       this.context,

@@ -29,10 +29,13 @@ const DEFAULT_USER_AGENT = 'switchyard';
 /** Concurrent connections to one origin; further requests wait for a free one. */
 const MAX_SOCKETS_PER_ORIGIN = 128;
 
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
-  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
-};
+/** Keep-alive pools per protocol (each pools per origin); with `lookup`, every connection's addresses come from it. */
+function pools(lookup?: LookupFunction) {
+  const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' as const, ...(lookup && { lookup }) };
+  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+}
+
+const agents = pools();
 
 /** The host name resolved to an address of this machine or its private network, on a connection limited to public addresses: nothing was sent. */
 export class InternalAddressError extends Error {
@@ -65,10 +68,7 @@ export const publicAddressLookup = ((hostname: string, options: LookupOptions, c
 }) as LookupFunction;
 
 /** Pools for connections that may reach public addresses only (a redirect away from the vendor): a socket in them was opened through publicAddressLookup. */
-const publicAgents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo', lookup: publicAddressLookup }),
-  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo', lookup: publicAddressLookup }),
-};
+const publicAgents = pools(publicAddressLookup);
 
 /** Errors of requests that failed on a reused connection before any answer. */
 const staleFailures = new WeakSet<Error>();

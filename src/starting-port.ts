@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NotReadyError, StartingError, toEnvelope, type SwitchyardError } from './errors.js';
+import { NotReadyError, StartingError, toEnvelope } from './errors.js';
 
 export interface StartingPort {
   /** The port it listens on (the one asked for, or the one the system chose for port 0). */
@@ -36,11 +36,11 @@ export async function openStartingPort(host: string, port: number): Promise<Star
     const path = (request.url ?? '/').split('?', 1)[0];
     const read = request.method === 'GET' || request.method === 'HEAD';
     if (read && path === '/health') return answer(response, 200, { status: 'ok' });
-    const error: SwitchyardError =
+    const error =
       read && path === '/ready'
         ? new NotReadyError(`Not ready: the service is starting (${step}).`)
         : new StartingError(`The service is starting (${step}); send the request again in a moment.`);
-    answer(response, error.status, toEnvelope(error), { 'retry-after': '5' });
+    answer(response, error.status, toEnvelope(error), { 'retry-after': String(error.retryAfterSeconds) });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,3 +1,4 @@
+import { guardsConfiguredHost } from '../../runtime/connector.js';
 import type { ConnectorOptions } from '../../runtime/index.js';
 import type { ServiceConfig } from '../config.js';
 
@@ -33,5 +34,5 @@ export function upstreamOptions(
  */
 export function publicAddressesOnly(ctx: { config: ServiceConfig }, connectorType: string, template: string): boolean {
   const { config } = ctx;
-  return (config.upstreamPrivateAddresses ?? 'refuse') === 'refuse' && config.oauthServerUrls?.[connectorType] === undefined && template.includes('{{');
+  return guardsConfiguredHost(config.upstreamPrivateAddresses ?? 'refuse', template, config.oauthServerUrls?.[connectorType] !== undefined);
 }

@@ -3,7 +3,6 @@
  * origins) that record every request they receive: redirects, credential headers across origins, the
  * response size cap, and very large pages.
  */
-import dns, { type LookupAddress } from 'node:dns';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
@@ -11,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createConnector, UpstreamError, ValidationError } from '../../runtime/index.js';
 import { isInternalHost } from '../../runtime/internal-hosts.js';
 import { publicAddressLookup } from '../../runtime/transport.js';
+import { resolveAs } from '../support/resolve-as.js';
 
 interface Seen {
   method: string;
@@ -230,18 +230,6 @@ describe('redirects of reads', () => {
   });
 
   describe('a redirect to a host name', () => {
-    /** Answers dns.lookup from `names` (all addresses, as a resolver would give them), for the names listed only. */
-    function resolveAs(names: Record<string, LookupAddress[]>) {
-      const original = dns.lookup;
-      return vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
-        const addresses = names[hostname];
-        if (addresses === undefined) return (original as (...args: unknown[]) => void)(hostname, options, callback);
-        const done = (typeof options === 'function' ? options : callback) as (error: null, addresses: LookupAddress[] | string, family?: number) => void;
-        const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
-        const first = addresses[0] as LookupAddress;
-        process.nextTick(() => (all ? done(null, addresses) : done(null, first.address, first.family)));
-      }) as typeof dns.lookup);
-    }
     afterEach(() => {
       vi.restoreAllMocks();
       nock.enableNetConnect('127.0.0.1');

@@ -4,7 +4,6 @@
  * its private network, before anything is sent; UPSTREAM_PRIVATE_ADDRESSES=allow lets an operator reach a
  * Sentry on their own network.
  */
-import dns, { type LookupAddress } from 'node:dns';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SwitchyardClient } from '../../client/index.js';
@@ -12,6 +11,7 @@ import { createConnector, PrivateAddressError } from '../../runtime/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { attribute, consentTemplate, startConsentAt } from '../support/connect-flow.js';
 import { insertConnector } from '../support/connector-rows.js';
+import { resolveAs } from '../support/resolve-as.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const TOKEN = 'sentry-auth-token-secret-0001';
@@ -20,18 +20,6 @@ const ORGANIZATIONS = [{ id: '2', slug: 'acme', name: 'Acme' }];
 interface ErrorBody {
   message: string;
   errors: Array<{ field: string | null; message: string; error_code: string }>;
-}
-
-/** Answers dns.lookup for `name` with `addresses` (other names resolve as usual). */
-function resolveAs(name: string, addresses: LookupAddress[]) {
-  const original = dns.lookup;
-  return vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
-    if (hostname !== name) return (original as (...args: unknown[]) => void)(hostname, options, callback);
-    const done = (typeof options === 'function' ? options : callback) as (error: null, addresses: LookupAddress[] | string, family?: number) => void;
-    const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
-    const first = addresses[0] as LookupAddress;
-    process.nextTick(() => (all ? done(null, addresses) : done(null, first.address, first.family)));
-  }) as typeof dns.lookup);
 }
 
 async function sentryConnector(service: TestService, tenant: Tenant, host: string): Promise<string> {
@@ -87,7 +75,7 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
   });
 
   it('refuses a configured host name that resolves to one, before connecting', async () => {
-    const lookup = resolveAs('sentry.intranet.example', [{ address: '10.20.30.40', family: 4 }]);
+    const lookup = resolveAs({ 'sentry.intranet.example': [{ address: '10.20.30.40', family: 4 }] });
     // No mock for the host: the request goes to the network, where the lookup refuses it.
     nock.enableNetConnect((host) => host.startsWith('127.0.0.1') || host.startsWith('sentry.intranet.example'));
     const response = await listOrganizations(tenant, await sentryConnector(service, tenant, 'sentry.intranet.example'));

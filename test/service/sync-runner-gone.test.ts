@@ -47,16 +47,21 @@ describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (Postgre
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('is handed back to the queue by a live process at its next due check, and synced there', { timeout: 120_000 }, async () => {
+  /** A Typeform connector with no scheduled syncs (each test starts its own). */
+  async function typeformConnector(name: string): Promise<string> {
     const created = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, {
       workspace_name: 'default',
       connector_type: 'typeform',
-      name: 'Typeform',
+      name,
       credentials: { access_token: upstream.token },
       replication_config: { sync_interval_minutes: 0 },
     });
-    expect(created.status).toBe(200);
-    const id = created.body.id;
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    return created.body.id;
+  }
+
+  it('is handed back to the queue by a live process at its next due check, and synced there', { timeout: 120_000 }, async () => {
+    const id = await typeformConnector('Typeform');
     // The walk hangs on its first page: the child is killed in the middle of it.
     upstream.delays.set('/forms', 120_000);
     let child: ChildProcess | undefined = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'sync', id, '--entity', 'forms'], {
@@ -112,14 +117,7 @@ describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (Postgre
   });
 
   it('stops before its next write in a process that loses its runner lock, and is synced again without spending a retry', { timeout: 90_000 }, async () => {
-    const created = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, {
-      workspace_name: 'default',
-      connector_type: 'typeform',
-      name: 'Typeform 3',
-      credentials: { access_token: upstream.token },
-      replication_config: { sync_interval_minutes: 0 },
-    });
-    const id = created.body.id;
+    const id = await typeformConnector('Typeform 3');
     // Two pages, the second slow: the lock is lost while the first is written and the second read.
     upstream.delays.set('/forms', 1_500);
     try {
@@ -161,14 +159,7 @@ describe.runIf(inject('postgresUrl'))('a sync job whose process is gone (Postgre
   });
 
   it('is not taken from a process that is alive: another process sweeping every second leaves it alone', { timeout: 60_000 }, async () => {
-    const created = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, {
-      workspace_name: 'default',
-      connector_type: 'typeform',
-      name: 'Typeform 2',
-      credentials: { access_token: upstream.token },
-      replication_config: { sync_interval_minutes: 0 },
-    });
-    const id = created.body.id;
+    const id = await typeformConnector('Typeform 2');
     const otherStore = await openStore({ databaseUrl: service.databaseUrl as string });
     const other = composeService(
       { store: otherStore, keyring: new Keyring(masterKey), config: service.config },
