@@ -13,6 +13,8 @@ import { BadRequestError } from '../errors.js';
 import type { StoreKind } from '../db/database.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
 import { compileFilterInto } from './filter/compile.js';
+import { compileSearchFilter } from './filter/index.js';
+import { exactWords } from './typos.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
 import { projectFields } from './filter/project.js';
 import { parseSort, sortPlan, type SortField, type SortPhase, type SortPlan } from './filter/sort.js';
@@ -72,7 +74,7 @@ class Issues {
 
 /** Everything a validated search needs. */
 type Plan =
-  | { mode: 'query'; filter: RawBuilder<boolean>; rawFilter: unknown; sort: SortField[]; limit: number; cursor?: string; fields?: string[] }
+  | { mode: 'query'; rawFilter: unknown; sort: SortField[]; limit: number; cursor?: string; fields?: string[] }
   | { mode: 'semantic'; semantic: SemanticParams; limit: number; cursor?: string; fields?: string[] };
 
 function validateLimit(value: unknown, max: number, fallback: number, issues: Issues): number {
@@ -180,7 +182,8 @@ function validateSemantic(value: unknown, entity: EntityDefinition, issues: Issu
   const dedup = value.dedup ?? 'max';
   if (dedup !== 'max' && dedup !== 'none')
     issues.add('semantic.dedup', 'enum', `semantic.dedup is "max" or "none", not ${JSON.stringify(dedup)}`, ['max', 'none']);
-  if (value.filter !== undefined && value.filter !== null) compileFilterInto(value.filter, entity, 'r', 'semantic.filter', issues.list);
+  // validated here; compiled by the semantic search, once the typos of its fuzzy words are looked up
+  if (value.filter !== undefined && value.filter !== null) compileFilterInto(value.filter, entity, 'r', 'semantic.filter', issues.list, exactWords);
   if (!field || typeof prompt !== 'string' || typeof minSimilarity !== 'number' || (dedup !== 'max' && dedup !== 'none')) return undefined;
   return {
     field: field.field,
@@ -241,10 +244,10 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
         if (!QUERY_KEYS.includes(key))
           issues.add(`query.${key}`, 'unknown', `${key} is not part of query; query holds filter and sort (limit, cursor and fields are params beside query)`);
       }
-      const filter =
-        query.filter === undefined || query.filter === null ? sql<boolean>`true` : compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list);
+      // validated here; compiled by filterSearch, once the typos of its fuzzy words are looked up
+      if (query.filter !== undefined && query.filter !== null) compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list, exactWords);
       const sort = parseSort(query.sort, entity, 'query.sort', issues.list);
-      result = { mode: 'query', filter, rawFilter: query.filter ?? null, sort, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
+      result = { mode: 'query', rawFilter: query.filter ?? null, sort, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
     }
   }
   if (issues.list.length > 0 || !result) {
@@ -349,15 +352,16 @@ export interface WindowSettings {
  * then the matches are sorted), so reading in order pays off early, for every filter whose estimate is a
  * guess. The embedded store holds its pages in memory or a local file, where a misestimated plan costs
  * little (an index fetch is little more than the next record in order, the reasoning of its
- * random_page_cost of 1.1), except for `fuzzy`: PGlite is single-threaded WASM, where pg_trgm's recheck of
- * one trigram candidate (word_similarity of the value against the field) costs microseconds, and two
- * misspelled common words have several times more candidates than matches (the index only bounds the
- * similarity by the share of the value's trigrams found anywhere in the field: 14 286 candidates for 1905
- * matches of "broen brokn" in the 100k titles of bench/filter-search.ts), every one rechecked before the
- * page is sorted out of the matches. So a fuzzy search there reads a second window through the indexes:
- * only the candidates among the records it needs are rechecked (about a thousand there). A record of such
- * a window costs a step of the primary key, far less than a recheck, hence its larger `indexCost`. Other
- * filters are left to the planner there: measured on 100k records, windows only added their own cost.
+ * random_page_cost of 1.1), except for `fuzzy`: PGlite is single-threaded WASM, and two misspelled common
+ * words are held by thousands of records, each fetched through the trigram index and its regular expression
+ * rechecked before the page is sorted out of them. So a fuzzy search there reads a second window through the
+ * indexes: only the candidates among the records it needs are rechecked. A record of such a window costs a
+ * step of the primary key, far less than a recheck, hence its larger `indexCost`. Measured at 100k records
+ * (bench/filter-search.ts, one run each, one after the other), fuzzy p50 / p95 14 / 16 ms with the windows,
+ * 20 / 58 without. (With
+ * pg_trgm's word similarity, before migration 16, its index also had several times more candidates than
+ * matches: 14 286 for the 1905 of "broen brokn".) Other filters are left to the planner there: measured on
+ * 100k records, windows only added their own cost.
  */
 export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
   postgres: {
@@ -387,7 +391,8 @@ function filterUses(filter: unknown, operators: readonly string[]): boolean {
 }
 
 /**
- * Whether the planner's estimate of a filter is a guess: `fuzzy` (pg_trgm's `<%` has a fixed selectivity),
+ * Whether the planner's estimate of a filter is a guess: `fuzzy` (a regular expression of the words and their
+ * typos, estimated as `keyword`'s below),
  * the containment operators (`eq`, `in`, `array_contains`: `data @> ...`, estimated from a sample of
  * whole records) and `keyword` (a regular expression, estimated by the share of the field's histogram
  * it matches: a hundred values, so a word held by 0.1% of the records counts as 1% when one of them
@@ -697,6 +702,7 @@ async function filterSearch(
 ): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
+  const filter = await compileSearchFilter(ctx.store.db, scope, search.rawFilter, 'query.filter');
   let after: RawBuilder<boolean> = sql<boolean>`true`;
   let cursorKeys: Array<string | null> | undefined;
   if (search.cursor !== undefined) {
@@ -715,13 +721,13 @@ async function filterSearch(
   const where = { ...scope, entity: scope.entity.name };
   const window = WINDOW[ctx.store.kind];
   if (window && order.keyCount === 0 && window.filters(search.rawFilter)) {
-    rows.push(...(await unsortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, { records, window })).rows);
+    rows.push(...(await unsortedRows(ctx.store.db, where, filter, after, search.limit + 1, { records, window })).rows);
   } else if (window?.sortedIndexCost !== undefined && order.indexed && window.filters(search.rawFilter)) {
     const options = { records, window, indexCost: window.sortedIndexCost, order, ...(cursorKeys !== undefined && { keys: cursorKeys }) };
-    rows.push(...(await sortedRows(ctx.store.db, where, search.filter, after, search.limit + 1, options)).rows);
+    rows.push(...(await sortedRows(ctx.store.db, where, filter, after, search.limit + 1, options)).rows);
   } else {
     for (const phase of order.phases(cursorKeys)) {
-      const result = await recordsQuery(where, search.filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);
+      const result = await recordsQuery(where, filter, after, order, phase, search.limit + 1 - rows.length).execute(ctx.store.db);
       rows.push(...result.rows);
       if (rows.length > search.limit) break;
     }

@@ -5,21 +5,12 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { FUZZY_THRESHOLD } from './fuzzy-threshold.js';
 import { StoreChanges } from './changes.js';
 import { migrate, type MigrationProgress } from './migrate.js';
 import { migrations } from './migrations.js';
 import { PGlitePool } from './pglite-pool.js';
 import { acquireStoreLock } from './store-lock.js';
 import type { DatabaseSchema } from './schema.js';
-
-/**
- * Settings every connection of the store runs with. fuzzy filters narrow their candidates with
- * pg_trgm's `<%` operator (served by the trigram index of migration 9), which compares with
- * pg_trgm.word_similarity_threshold (0.6 by default): it must equal the fuzzy threshold, or a record
- * whose field reaches 0.5 would be dropped. SET works before pg_trgm is loaded (a placeholder it adopts).
- */
-const SESSION_SETTINGS = `SET pg_trgm.word_similarity_threshold = ${FUZZY_THRESHOLD}`;
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -94,10 +85,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     pool.on('error', () => undefined);
     // The pool stops listening for errors on a connection while it is checked out; a connection lost then
     // (mid-query) would emit an unheard 'error' and end the process. The query itself still rejects.
-    // The session settings are queued before any other query of the connection (pg runs a client's queries in order).
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
-      client.query(SESSION_SETTINGS).catch(() => undefined);
     });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     let changes: StoreChanges;
@@ -128,7 +117,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       pglite = await createPGlite(location, options.template);
       // The embedded store reads from memory or a local file: a random page costs about what a
       // sequential one does (PostgreSQL's default of 4 keeps PGlite reading in order what an index finds).
-      await pglite.exec(`${SESSION_SETTINGS}; SET random_page_cost = 1.1`);
+      await pglite.exec('SET random_page_cost = 1.1');
     } catch (error) {
       lock?.release();
       throw error;

@@ -80,6 +80,13 @@ export interface SyncJobRunnersTable {
 }
 
 /** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
+/** A word of an entity's records (migration 16), for the typos of fuzzy (src/context/typos.ts). */
+export interface ContextWordsTable {
+  connector_id: string;
+  entity: string;
+  word: string;
+}
+
 export interface ContextSyncSeenTable {
   connector_id: string;
   entity: string;
@@ -243,6 +250,7 @@ export interface DatabaseSchema {
   context_records: ContextRecordsTable;
   context_sync_state: ContextSyncStateTable;
   context_sync_seen: ContextSyncSeenTable;
+  context_words: ContextWordsTable;
   sync_job_runners: SyncJobRunnersTable;
   context_sync_missed: ContextSyncMissedTable;
   context_passages: ContextPassagesTable;

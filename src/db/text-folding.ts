@@ -5,7 +5,7 @@ import type { DatabaseSchema } from './schema.js';
  * What the operator can do when the database's character type (LC_CTYPE) is C or POSIX, in one line
  * (undefined otherwise). PostgreSQL then changes the case of ASCII letters only and takes every other letter
  * for a word break: the case-insensitive filters (contains, startswith, endswith, like), the sort's lowercased
- * text, keyword's whole words and fuzzy's trigrams all treat 'É' and 'é' as different letters and split
+ * text, keyword's whole words and fuzzy's words all treat 'É' and 'é' as different letters and split
  * 'Café' into 'Caf'. The embedded store and a database created under a UTF-8 locale (C.UTF-8, en_US.UTF-8…)
  * fold every letter. Said once at start-up: the data stays correct, only those searches differ.
  */

@@ -15,6 +15,7 @@ import type { DatabaseSchema } from '../../src/db/schema.js';
 import { BadRequestError } from '../../src/errors.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { openMemoryStore } from '../support/store.js';
+import { exactWords } from '../../src/context/typos.js';
 
 const issues = connectorModules.linear!.definition.entities.issues as EntityDefinition;
 const conversations = connectorModules.intercom!.definition.entities.conversations as EntityDefinition;
@@ -39,10 +40,10 @@ function thrown(run: () => unknown): ValidationError {
 
 describe('compileFilter', () => {
   it('writes eq as containment on the record (served by the GIN index) and ranges on text timestamps in the indexed day form', () => {
-    const eq = compiled(compileFilter({ eq: { 'state.name': 'Todo' } }, issues, 'r'));
+    const eq = compiled(compileFilter({ eq: { 'state.name': 'Todo' } }, issues, 'r', { typos: exactWords }));
     expect(eq.sql).toBe('SELECT 1 FROM context_records AS r WHERE "r"."data" @> $1::jsonb');
     expect(eq.parameters).toEqual(['{"state":{"name":"Todo"}}']);
-    const range = compiled(compileFilter({ gte: { createdAt: '2024-02-01T00:00:00+02:00' } }, issues, 'r'));
+    const range = compiled(compileFilter({ gte: { createdAt: '2024-02-01T00:00:00+02:00' } }, issues, 'r', { typos: exactWords }));
     expect(range.sql).toContain(`"r"."data" ? 'createdAt'`);
     expect(range.sql).toContain(`left(("r"."data" ->> 'createdAt'), 10) >= $1`);
     // UTC timestamps to the second compare as text; the others are parsed (switchyard_instant)
@@ -52,13 +53,15 @@ describe('compileFilter', () => {
     // the day bound is the UTC date of the instant minus a day (offsets shift a local date by less than that)
     expect(range.parameters).toEqual(['2024-01-30', expect.stringMatching(/^\^/), '2024-01-31T22:00:00', '2024-01-31T22:00:00', '1706738400']);
     // a field the schema types as a number keeps Unix seconds: no text-only day condition
-    const unix = compiled(compileFilter({ lt: { created_at: '2024-02-05T08:00:00Z' } }, conversations, 'r'));
+    const unix = compiled(compileFilter({ lt: { created_at: '2024-02-05T08:00:00Z' } }, conversations, 'r', { typos: exactWords }));
     expect(unix.sql).toContain(`NOT LIKE '____-__-__%' OR`);
     expect(unix.sql).not.toContain(`"r"."data" ? 'created_at'`);
   });
 
   it('compiles a lower and an upper instant bound on one field together (one check of the text per record)', () => {
-    const both = compiled(compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { createdAt: '2024-01-08T00:00:00Z' } }, issues, 'r'));
+    const both = compiled(
+      compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { createdAt: '2024-01-08T00:00:00Z' } }, issues, 'r', { typos: exactWords }),
+    );
     expect(both.sql.match(/~ \$/g)).toHaveLength(1);
     expect(both.parameters).toEqual([
       '2023-12-31',
@@ -72,16 +75,20 @@ describe('compileFilter', () => {
       '1704672000',
     ]);
     // bounds on different fields, or not both instants, stay separate
-    const apart = compiled(compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { updatedAt: '2024-01-08T00:00:00Z', priority: 3 } }, issues, 'r'));
+    const apart = compiled(
+      compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { updatedAt: '2024-01-08T00:00:00Z', priority: 3 } }, issues, 'r', { typos: exactWords }),
+    );
     expect(apart.sql.match(/~ \$/g)).toHaveLength(2);
   });
 
   it('combines operators and fields with AND, writes not as IS NOT TRUE, and any as EXISTS over the array', () => {
-    const { sql: text } = compiled(compileFilter({ not: { eq: { priority: 1 } }, any: { labelIds: { eq: { $: 'bug' } } } }, issues, 'r'));
+    const { sql: text } = compiled(
+      compileFilter({ not: { eq: { priority: 1 } }, any: { labelIds: { eq: { $: 'bug' } } } }, issues, 'r', { typos: exactWords }),
+    );
     expect(text).toContain('IS NOT TRUE');
     expect(text).toContain(`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(("r"."data" -> 'labelIds')) = 'array'`);
     expect(text).toContain(`"_any1"."value" = $`);
-    expect(compiled(compileFilter({}, issues, 'r')).sql).toBe('SELECT 1 FROM context_records AS r WHERE true');
+    expect(compiled(compileFilter({}, issues, 'r', { typos: exactWords })).sql).toBe('SELECT 1 FROM context_records AS r WHERE true');
   });
 
   it('writes field names as escaped literals', () => {
@@ -90,12 +97,14 @@ describe('compileFilter', () => {
       search: { ...issues.search, fields: ["it's"] },
       record: { ...issues.record, fields: { "it's": { type: 'string' } } },
     };
-    const { sql: text } = compiled(compileFilter({ startswith: { "it's": 'x' } }, entity, 'r'));
+    const { sql: text } = compiled(compileFilter({ startswith: { "it's": 'x' } }, entity, 'r', { typos: exactWords }));
     expect(text).toContain(`("r"."data" ->> 'it''s')`);
   });
 
   it('reports every problem at once, each located, under the given location', () => {
-    const error = thrown(() => compileFilter({ and: [{ eq: { titel: 1 } }, { nope: {} }], gt: { title: [] } }, issues, 'r', { at: 'semantic.filter' }));
+    const error = thrown(() =>
+      compileFilter({ and: [{ eq: { titel: 1 } }, { nope: {} }], gt: { title: [] } }, issues, 'r', { at: 'semantic.filter', typos: exactWords }),
+    );
     expect(error.issues.map((issue) => [issue.field, issue.rule])).toEqual([
       ['semantic.filter.and[0].eq', 'unknown_field'],
       ['semantic.filter.and[1]', 'unknown_operator'],
@@ -108,17 +117,18 @@ describe('compileFilter', () => {
         Array.from({ length: 40 }).reduce<unknown>((inner) => ({ not: inner }), { eq: { id: 'x' } }),
         issues,
         'r',
+        { typos: exactWords },
       ),
     );
     expect(deep.issues[0]?.rule).toBe('too_deep');
   });
 
   it('allows every top-level record field and paths under it, no other field, and any path inside any', () => {
-    expect(() => compileFilter({ eq: { 'state.name': 'x' } }, issues, 'r')).not.toThrow();
-    expect(() => compileFilter({ eq: { url: 'https://linear.app/x' } }, issues, 'r')).not.toThrow();
-    expect(thrown(() => compileFilter({ eq: { stat: 'x' } }, issues, 'r')).issues[0]?.rule).toBe('unknown_field');
-    expect(() => compileFilter({ eq: { 'tags.tags.name': 'vip' } }, conversations, 'r')).not.toThrow();
-    expect(() => compileFilter({ any: { 'tags.tags': { eq: { 'anything.at.all': 1 } } } }, conversations, 'r')).not.toThrow();
+    expect(() => compileFilter({ eq: { 'state.name': 'x' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+    expect(() => compileFilter({ eq: { url: 'https://linear.app/x' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+    expect(thrown(() => compileFilter({ eq: { stat: 'x' } }, issues, 'r', { typos: exactWords })).issues[0]?.rule).toBe('unknown_field');
+    expect(() => compileFilter({ eq: { 'tags.tags.name': 'vip' } }, conversations, 'r', { typos: exactWords })).not.toThrow();
+    expect(() => compileFilter({ any: { 'tags.tags': { eq: { 'anything.at.all': 1 } } } }, conversations, 'r', { typos: exactWords })).not.toThrow();
   });
 });
 
@@ -205,7 +215,7 @@ describe('instants in JS and in SQL agree', () => {
         ['lte', (a: number, b: number) => a <= b],
         ['eq', (a: number, b: number) => a === b],
       ] as const) {
-        const condition = compileFilter({ [operator]: { createdAt: value } }, issues, 'r');
+        const condition = compileFilter({ [operator]: { createdAt: value } }, issues, 'r', { typos: exactWords });
         const result = await sql<{ ok: boolean | null }>`SELECT (${condition}) AS ok FROM (VALUES ${rows}) AS r(data)`.execute(store.db);
         const expected = stored.map((text) => {
           const instant = isoInstantSeconds(text);
@@ -222,7 +232,7 @@ describe('instants in JS and in SQL agree', () => {
         ['gte', 'lt'],
       ] as const) {
         const until = '2024-01-21T00:30:00+00:30';
-        const condition = compileFilter({ [lower]: { createdAt: value }, [upper]: { createdAt: until } }, issues, 'r');
+        const condition = compileFilter({ [lower]: { createdAt: value }, [upper]: { createdAt: until } }, issues, 'r', { typos: exactWords });
         const result = await sql<{ ok: boolean | null }>`SELECT (${condition}) AS ok FROM (VALUES ${rows}) AS r(data)`.execute(store.db);
         const from = Number(isoInstantSeconds(value));
         const to = Number(isoInstantSeconds(until));
@@ -248,9 +258,9 @@ describe('instants in JS and in SQL agree', () => {
         const rows = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT r.record_id FROM context_records AS r WHERE ${scope} ${condition}`.execute(trx);
         return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-    expect(await plan(compileFilter({ eq: { identifier: 'ENG-1' } }, issues, 'r'), false)).toContain('context_records_data');
-    expect(await plan(compileFilter({ array_contains: { labelIds: ['bug'] } }, issues, 'r'), false)).toContain('context_records_data');
-    const days = await plan(compileFilter({ gte: { createdAt: '2024-01-01' }, lt: { createdAt: '2024-01-08' } }, issues, 'r'), true);
+    expect(await plan(compileFilter({ eq: { identifier: 'ENG-1' } }, issues, 'r', { typos: exactWords }), false)).toContain('context_records_data');
+    expect(await plan(compileFilter({ array_contains: { labelIds: ['bug'] } }, issues, 'r', { typos: exactWords }), false)).toContain('context_records_data');
+    const days = await plan(compileFilter({ gte: { createdAt: '2024-01-01' }, lt: { createdAt: '2024-01-08' } }, issues, 'r', { typos: exactWords }), true);
     expect(days).toContain('context_records_day_createdAt');
     // both day bounds in the index condition: the range reads only its own days (widened by one for offsets)
     expect(days).toContain(

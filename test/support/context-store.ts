@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Store } from '../../src/db/database.js';
+import { wordsToKeep } from '../../src/context/typos.js';
 
 export interface EntityScope {
   organizationId: string;
@@ -33,6 +34,15 @@ export async function storeRecords(
       })),
     )
     .execute();
+  // the words a sync keeps with its records (src/context/sync/records.ts), for the typos of fuzzy
+  const words = wordsToKeep(records);
+  if (words.length > 0) {
+    await store.db
+      .insertInto('context_words')
+      .values(words.map((word) => ({ connector_id: scope.connectorId, entity: scope.entity, word })))
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+  }
 }
 
 /** Makes the entity ready for search, as a completed first sync does. */

@@ -14,7 +14,7 @@ import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../.
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
 import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
 import { TRIGRAM_INDEXED_FIELDS } from '../../db/migrations.js';
-import { FUZZY_THRESHOLD } from '../../db/fuzzy-threshold.js';
+import { wordsOf, type TypoVariants } from '../typos.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
@@ -38,11 +38,11 @@ export const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...LOGICAL
 
 type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
-export { FUZZY_THRESHOLD };
 export const MAX_FILTER_DEPTH = 32;
 export const MAX_BRANCHES = 100;
 export const MAX_IN_VALUES = 1000;
 export const MAX_KEYWORDS = 32;
+export const MAX_FUZZY_WORDS = 16;
 export const MAX_TEXT_LENGTH = 1000;
 const MAX_ISSUES = 50;
 
@@ -130,6 +130,7 @@ class FilterCompiler {
   constructor(
     private readonly entity: EntityDefinition,
     private readonly issues: ErrorIssue[],
+    private readonly typos: TypoVariants,
   ) {}
 
   private problem(at: string, rule: string, message: string): RawBuilder<boolean> {
@@ -468,22 +469,18 @@ class FilterCompiler {
   }
 
   /**
-   * pg_trgm word similarity: tolerant of typos, case, punctuation and word order. On a record field,
-   * `value <% switchyard_value_text(data)` is added: the same similarity against the record's value
-   * text, never lower than against the field (migration 11), so it only lets the trigram index find the
-   * candidates; the field's own similarity decides.
+   * Every word of the value in the field as a whole word, in any order, case-insensitively, a word of four
+   * letters or more also one typo away (src/context/typos.ts): the entity's words one typo away were
+   * looked up before compiling (`typos`), and the field is asked for any of them.
    */
   private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('fuzzy', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
-    if (!/[\p{L}\p{N}]/u.test(text)) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
-    const { scope, segments } = field;
-    const isString = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) = 'string'`;
-    // `<%` is word_similarity(text, field) >= pg_trgm.word_similarity_threshold, the fuzzy threshold
-    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(isString)} AND ${text} <% ${textAt(scope, segments)})`;
-    const exact = sql<boolean>`(${isString} AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
-    if (!scope.record) return exact;
-    return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_value_text(${scope.base}))`;
+    const words = wordsOf(text);
+    if (words.length === 0) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
+    if (words.length > MAX_FUZZY_WORDS) return this.problem(at, 'too_many', `fuzzy on '${field.name}' takes at most ${MAX_FUZZY_WORDS} words`);
+    const isString = sql<boolean>`jsonb_typeof(${jsonAt(field.scope, field.segments)}) = 'string'`;
+    return and(words.map((word) => this.wholeWords(field, isString, this.typos(word))));
   }
 
   /**
@@ -494,14 +491,19 @@ class FilterCompiler {
   private keyword(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('keyword', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
-    const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+    const words = wordsOf(text);
     if (words.length === 0) return this.problem(at, 'invalid_value', `keyword on '${field.name}' needs at least one word`);
     if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
+    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(field.scope, field.segments)}) IN ('string', 'number')`;
+    return this.wholeWords(field, scalar, words);
+  }
+
+  /** The field (of the kind `kind` tests) holds one of `words` as a whole word, served by a trigram index. */
+  private wholeWords(field: FieldRef, kind: RawBuilder<boolean>, words: readonly string[]): RawBuilder<boolean> {
     const { scope, segments } = field;
     const pattern = `(^|[^[:alnum:]])(${words.join('|')})([^[:alnum:]]|$)`;
-    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
-    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ~* ${pattern})`;
-    const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ~* ${pattern})`;
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(kind)} AND ${textAt(scope, segments)} ~* ${pattern})`;
+    const exact = sql<boolean>`(${kind} AND ${textAt(scope, segments)} ~* ${pattern})`;
     // whole words of a field are whole words of the record's value text (migration 11)
     return scope.record ? sql<boolean>`(${opaque(exact)} AND switchyard_value_text(${scope.base}) ~* ${pattern})` : exact;
   }
@@ -537,8 +539,15 @@ class FilterCompiler {
  * condition is only meaningful when no issue was added. For callers that validate several params at
  * once (the search); others use compileFilter.
  */
-export function compileFilterInto(filter: unknown, entity: EntityDefinition, alias: string, at: string, issues: ErrorIssue[]): RawBuilder<boolean> {
-  return new FilterCompiler(entity, issues).filter(filter, at, recordScope(alias), 0);
+export function compileFilterInto(
+  filter: unknown,
+  entity: EntityDefinition,
+  alias: string,
+  at: string,
+  issues: ErrorIssue[],
+  typos: TypoVariants,
+): RawBuilder<boolean> {
+  return new FilterCompiler(entity, issues, typos).filter(filter, at, recordScope(alias), 0);
 }
 
 /**
@@ -546,10 +555,30 @@ export function compileFilterInto(filter: unknown, entity: EntityDefinition, ali
  * entity's searchable fields. Throws a ValidationError (400) listing every problem, each located
  * (`options.at`, default `query.filter`, is the location of the filter itself).
  */
-export function compileFilter(filter: unknown, entity: EntityDefinition, alias: string, options: { at?: string } = {}): RawBuilder<boolean> {
+export function compileFilter(filter: unknown, entity: EntityDefinition, alias: string, options: { at?: string; typos: TypoVariants }): RawBuilder<boolean> {
   const at = options.at ?? 'query.filter';
   const issues: ErrorIssue[] = [];
-  const condition = compileFilterInto(filter, entity, alias, at, issues);
+  const condition = compileFilterInto(filter, entity, alias, at, issues, options.typos);
   if (issues.length > 0) throw new ValidationError(`Invalid ${at}: ${issues.map((issue) => issue.message).join('; ')}.`, issues);
   return condition;
+}
+
+/** The words of every fuzzy value in a validated filter, whose typos are looked up before compiling it. */
+export function fuzzyWordsOf(filter: unknown): string[] {
+  const words = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, operand] of Object.entries(node)) {
+      if (key === 'fuzzy' && operand !== null && typeof operand === 'object' && !Array.isArray(operand)) {
+        for (const value of Object.values(operand)) if (typeof value === 'string') for (const word of wordsOf(value)) words.add(word);
+      }
+      visit(operand);
+    }
+  };
+  visit(filter);
+  return [...words];
 }

@@ -25,7 +25,7 @@ import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError } from '../../errors.js';
 import { trimContext } from './chunking.js';
 import { openCursor, searchFingerprint, signCursor } from '../cursor.js';
-import { compileFilter, projectFields } from '../filter/index.js';
+import { compileSearchFilter, projectFields } from '../filter/index.js';
 import { embeddingProvider } from './runtime.js';
 import { realArrayLiteral, vectorExpression } from './vector-store.js';
 import { loadVocabulary } from './vocabulary.js';
@@ -137,7 +137,7 @@ export async function searchPassages(
   const after = options.cursor ? readCursor(ctx, options.cursor, fingerprint) : undefined;
   const limit = Math.max(1, Math.min(100, Math.trunc(options.limit)));
   const filterSql: RawBuilder<boolean> | undefined =
-    params.filter === undefined || params.filter === null ? undefined : compileFilter(params.filter, entity, 'r', { at: 'semantic.filter' });
+    params.filter === undefined || params.filter === null ? undefined : await compileSearchFilter(db, scope, params.filter, 'semantic.filter');
   const [query] = await provider.embed([params.prompt]);
   const empty = { data: [], meta: { has_more: false, cursor: null } };
   // A prompt without a single word has no direction to compare with.

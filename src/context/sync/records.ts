@@ -9,6 +9,7 @@ import type { RecordDefinition } from '../../../runtime/index.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 import type { SyncedRecord } from '../observers.js';
+import { wordsToKeep } from '../typos.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -180,7 +181,9 @@ function pageJson(records: PreparedRecord[]): string {
  * has the same text and a handful of parameters whatever the page size. New, changed and undeleted rows
  * are written and returned; unchanged rows are not touched (rewriting a row writes every index of
  * context_records again). With `track` (a full sync), every id is noted in context_sync_seen for the
- * final sweep.
+ * final sweep. When a record of the page is written, the words of the page's records join the entity's
+ * words (context_words: the typos of fuzzy, src/context/typos.ts) in the same statement, so a record is never
+ * searchable without its words; a page of unchanged records adds none (they were added when written).
  */
 export async function writePage(db: Db, scope: RecordScope, records: PreparedRecord[], options: { track?: boolean } = {}): Promise<PageWrite> {
   if (records.length === 0) return { changed: [], unchanged: 0 };
@@ -201,6 +204,11 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
         SET data = excluded.data, content_hash = excluded.content_hash, last_synced_at = now(), deleted_at = NULL
         WHERE r.content_hash <> excluded.content_hash OR r.deleted_at IS NOT NULL
       RETURNING r.record_id
+    ), words AS (
+      INSERT INTO context_words (connector_id, entity, word)
+      SELECT ${scope.connectorId}::uuid, ${scope.entity}::text, word FROM jsonb_array_elements_text(${JSON.stringify(wordsToKeep(records.map((record) => record.data)))}::jsonb) AS word
+      WHERE EXISTS (SELECT 1 FROM written)
+      ON CONFLICT DO NOTHING
     )
     SELECT record_id FROM written`.execute(db);
   const changedIds = new Set(rows.map((row) => row.record_id));
