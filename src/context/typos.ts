@@ -18,12 +18,21 @@ export const VOCABULARY_MAX_LENGTH = 64;
 /** The shortest word kept: a 4-letter fuzzy word with a letter left out finds 3-letter words. */
 const VOCABULARY_MIN_LENGTH = TYPO_MIN_LENGTH - 1;
 
-const WORD = /[\p{L}\p{N}]+/gu;
-const DIGIT = /\p{N}/u;
+/**
+ * A word as PostgreSQL's `[[:alnum:]]` has it under a UTF-8 character type: letters with their vowel signs
+ * (Thai, Devanagari: alphabetic marks), and decimal digits; a combining accent (U+0301) breaks it.
+ */
+const WORD = /[\p{Alphabetic}\p{Nd}]+/gu;
+const DIGIT = /\p{Nd}/u;
+
+/** Lowercased as PostgreSQL's lower() does: 'İ' is 'i', not 'i' and a combining dot, which would break the word. */
+function lowercase(text: string): string {
+  return text.toLowerCase().replace(/i\u0307/g, 'i');
+}
 
 /** The distinct words of a text, lowercased, in order of first appearance. */
 export function wordsOf(text: string): string[] {
-  return [...new Set(text.toLowerCase().match(WORD) ?? [])];
+  return [...new Set(lowercase(text).match(WORD) ?? [])];
 }
 
 /** Whether a fuzzy word gets typos: letters only, TYPO_MIN_LENGTH to VOCABULARY_MAX_LENGTH of them. */
@@ -42,7 +51,7 @@ export function wordsToKeep(records: ReadonlyArray<unknown>): string[] {
   const words = new Set<string>();
   const visit = (value: unknown): void => {
     if (typeof value === 'string') {
-      for (const word of value.toLowerCase().match(WORD) ?? []) if (kept(word)) words.add(word);
+      for (const word of lowercase(value).match(WORD) ?? []) if (kept(word)) words.add(word);
     } else if (Array.isArray(value)) {
       for (const item of value) visit(item);
     } else if (value !== null && typeof value === 'object') {

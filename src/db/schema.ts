@@ -79,7 +79,6 @@ export interface SyncJobRunnersTable {
   started_at: Generated<Date>;
 }
 
-/** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
 /** A word of an entity's records (migration 16), for the typos of fuzzy (src/context/typos.ts). */
 export interface ContextWordsTable {
   connector_id: string;
@@ -87,6 +86,7 @@ export interface ContextWordsTable {
   word: string;
 }
 
+/** Ids of the records the full sync under way of an entity has read (migration 10); its final sweep keeps only these. */
 export interface ContextSyncSeenTable {
   connector_id: string;
   entity: string;

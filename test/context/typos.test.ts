@@ -10,6 +10,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import { compileSearchFilter } from '../../src/context/filter/index.js';
 import { lookUpTypos, oneTypoApart, toleratesTypos, typoKeys, wordsOf, wordsToKeep } from '../../src/context/typos.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
@@ -85,6 +87,7 @@ const RECORDS = [
   { id: 'r-1', title: 'Crème BRÛLÉE, v2 of the UI', tags: ['Kubernetes', { name: 'on-call' }], count: 42, open: true },
   { id: 'r-2', body: `${'x'.repeat(65)} ${'y'.repeat(64)} déjà-vu snake_case ÅNGSTRÖM`, nested: { deep: [['Naïve résumé']] } },
   { id: 'r-3', title: 'ENG-1234 login broken; see https://example.com/a?b=c', note: null },
+  { id: 'r-4', title: 'ภาษาไทย กำลัง किताब İSTANBUL' },
 ];
 
 describe.each(storeKinds())('migration 16 on a store with records (%s)', (kind) => {
@@ -157,5 +160,18 @@ describe.each(storeKinds())('migration 16 on a store with records (%s)', (kind) 
     expect(typos('resume')).toEqual(['resume']);
     expect(typos('nothing')).toEqual(['nothing']);
     expect(typos('ui')).toEqual(['ui']);
+
+    // words of other scripts, whole as PostgreSQL's [[:alnum:]] has them (vowel signs are part of a word)
+    const entity = connectorModules.linear?.definition.entities.issues as EntityDefinition;
+    const found = async (value: string): Promise<string[]> => {
+      const filter = await compileSearchFilter(db as Kysely<DatabaseSchema>, { connectorId, entity }, { fuzzy: { title: value } }, 'query.filter');
+      const { rows } = await sql<{ record_id: string }>`SELECT r.record_id FROM context_records AS r WHERE ${filter} ORDER BY r.record_id`.execute(
+        db as Kysely<DatabaseSchema>,
+      );
+      return rows.map((row) => row.record_id);
+    };
+    for (const value of ['กำลัง', 'किताब', 'ภาษาไทย กำลัง', 'ภาษาไทยy']) expect(await found(value), value).toEqual(['r-4']);
+    expect(wordsOf('กำลัง किताब')).toEqual(['กำลัง', 'किताब']);
+    expect(await found('logn brokn')).toEqual(['r-3']);
   });
 });

@@ -513,6 +513,12 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
         'too_many',
         /fuzzy on 'title' takes at most 16 words/,
       ],
+      [
+        { or: Array.from({ length: 5 }, (_, branch) => ({ fuzzy: { title: Array.from({ length: 16 }, (_, n) => `w${branch}x${n}`).join(' ') } })) },
+        'query.filter.or[4].fuzzy',
+        'too_many',
+        /a filter takes at most 64 distinct fuzzy words in all/,
+      ],
       [{ keyword: { title: '  ' } }, 'query.filter.keyword', 'invalid_value', /at least one word/],
       [{ array_contains: { title: 'x' } }, 'query.filter.array_contains', 'invalid_value', /not an array field/],
       [{ array_contains: { labelIds: [] } }, 'query.filter.array_contains', 'invalid_value', /not an empty array/],

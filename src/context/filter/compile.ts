@@ -43,6 +43,7 @@ export const MAX_BRANCHES = 100;
 export const MAX_IN_VALUES = 1000;
 export const MAX_KEYWORDS = 32;
 export const MAX_FUZZY_WORDS = 16;
+export const MAX_FILTER_FUZZY_WORDS = 64;
 export const MAX_TEXT_LENGTH = 1000;
 const MAX_ISSUES = 50;
 
@@ -126,6 +127,7 @@ function opaque(condition: RawBuilder<boolean>): RawBuilder<boolean> {
 
 class FilterCompiler {
   private elementAliases = 0;
+  private readonly fuzzyWords = new Set<string>();
 
   constructor(
     private readonly entity: EntityDefinition,
@@ -479,6 +481,13 @@ class FilterCompiler {
     const words = wordsOf(text);
     if (words.length === 0) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
     if (words.length > MAX_FUZZY_WORDS) return this.problem(at, 'too_many', `fuzzy on '${field.name}' takes at most ${MAX_FUZZY_WORDS} words`);
+    // each distinct word is looked up in the entity's words before the search runs; told once, where it overflows
+    const before = this.fuzzyWords.size;
+    for (const word of words) this.fuzzyWords.add(word);
+    if (this.fuzzyWords.size > MAX_FILTER_FUZZY_WORDS) {
+      if (before > MAX_FILTER_FUZZY_WORDS) return sql<boolean>`false`;
+      return this.problem(at, 'too_many', `a filter takes at most ${MAX_FILTER_FUZZY_WORDS} distinct fuzzy words in all`);
+    }
     const isString = sql<boolean>`jsonb_typeof(${jsonAt(field.scope, field.segments)}) = 'string'`;
     return and(words.map((word) => this.wholeWords(field, isString, this.typos(word))));
   }
