@@ -358,10 +358,9 @@ export interface WindowSettings {
  * indexes: only the candidates among the records it needs are rechecked. A record of such a window costs a
  * step of the primary key, far less than a recheck, hence its larger `indexCost`. Measured at 100k records
  * (bench/filter-search.ts, one run each, one after the other), fuzzy p50 / p95 14 / 16 ms with the windows,
- * 20 / 58 without. (With
- * pg_trgm's word similarity, before migration 16, its index also had several times more candidates than
- * matches: 14 286 for the 1905 of "broen brokn".) Other filters are left to the planner there: measured on
- * 100k records, windows only added their own cost.
+ * 20 / 58 without. (With pg_trgm's word similarity, before migration 16, the index also had several times
+ * more candidates than matches: 14 286 for the 1905 of "broen brokn".) Other filters are left to the planner
+ * there: measured on 100k records, windows only added their own cost.
  */
 export const WINDOW: Partial<Record<StoreKind, WindowSettings>> = {
   postgres: {

@@ -6,7 +6,7 @@
  * swapped): they are looked up here first, then the filter asks the field for any of them as a whole word,
  * which the trigram indexes serve with candidates that are nearly the matches.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -14,9 +14,9 @@ type Db = Kysely<DatabaseSchema>;
 /** Fuzzy words shorter than this match exactly (one typo in "bug" finds "big", "bag", "bud"…). */
 export const TYPO_MIN_LENGTH = 4;
 /** Longer words are neither kept nor given typos: no one types them with a typo in mind. */
-export const VOCABULARY_MAX_LENGTH = 64;
+export const WORD_MAX_LENGTH = 64;
 /** The shortest word kept: a 4-letter fuzzy word with a letter left out finds 3-letter words. */
-const VOCABULARY_MIN_LENGTH = TYPO_MIN_LENGTH - 1;
+const WORD_MIN_LENGTH = TYPO_MIN_LENGTH - 1;
 
 /**
  * A word as PostgreSQL's `[[:alnum:]]` has it under a UTF-8 character type: letters with their vowel signs
@@ -35,15 +35,15 @@ export function wordsOf(text: string): string[] {
   return [...new Set(lowercase(text).match(WORD) ?? [])];
 }
 
-/** Whether a fuzzy word gets typos: letters only, TYPO_MIN_LENGTH to VOCABULARY_MAX_LENGTH of them. */
+/** Whether a fuzzy word gets typos: letters only, TYPO_MIN_LENGTH to WORD_MAX_LENGTH of them. */
 export function toleratesTypos(word: string): boolean {
   const length = [...word].length;
-  return length >= TYPO_MIN_LENGTH && length <= VOCABULARY_MAX_LENGTH && !DIGIT.test(word);
+  return length >= TYPO_MIN_LENGTH && length <= WORD_MAX_LENGTH && !DIGIT.test(word);
 }
 
 function kept(word: string): boolean {
   const length = [...word].length;
-  return length >= VOCABULARY_MIN_LENGTH && length <= VOCABULARY_MAX_LENGTH && !DIGIT.test(word);
+  return length >= WORD_MIN_LENGTH && length <= WORD_MAX_LENGTH && !DIGIT.test(word);
 }
 
 /** The words of a page of records that context_words keeps: of every string value, at any depth, sorted. */
@@ -102,35 +102,40 @@ export type TypoVariants = (word: string) => readonly string[];
 export const exactWords: TypoVariants = (word) => [word];
 
 /**
- * The words of the entity one typo away from each of `words` (those that toleratesTypos), each word
- * with itself first. One query: two index ranges a word (the words starting with its prefix, through the
- * primary key, and those ending with its suffix, through context_words_suffix; the column's C
- * collation orders by code point, so a prefix is a range), of lengths one apart at most, checked here.
+ * The words of the entity near each of `words` (those that toleratesTypos): two index ranges a word (the words
+ * starting with its prefix, through the primary key, and those ending with its suffix, through
+ * context_words_suffix; the column's C collation orders by code point, so a prefix is a range) and the swap
+ * across its middle, of lengths one apart at most. Exported so a test can read its plan.
  */
+export function nearWordsQuery(scope: { connectorId: string; entity: string }, words: readonly string[]): RawBuilder<{ wanted: string; word: string }> {
+  const ranges = words.map((word) => {
+    const { prefix, suffix, swapped } = typoKeys(word);
+    const reversed = reverse(suffix);
+    return { wanted: word, prefix, prefix_end: successor(prefix), reversed, reversed_end: successor(reversed), swapped };
+  });
+  return sql<{ wanted: string; word: string }>`
+    SELECT q.wanted, v.word
+    FROM jsonb_to_recordset(${JSON.stringify(ranges)}::jsonb)
+      AS q(wanted text, prefix text, prefix_end text, reversed text, reversed_end text, swapped text)
+    CROSS JOIN LATERAL (
+      SELECT v.word FROM context_words AS v
+      WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND v.word >= q.prefix AND v.word < q.prefix_end
+      UNION
+      SELECT v.word FROM context_words AS v
+      WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND reverse(v.word) >= q.reversed AND reverse(v.word) < q.reversed_end
+      UNION
+      SELECT v.word FROM context_words AS v
+      WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND v.word = q.swapped
+    ) AS v
+    WHERE abs(length(v.word) - length(q.wanted)) <= 1`;
+}
+
+/** The words of the entity one typo away from each of `words` (nearWordsQuery, checked here), each word with itself first. */
 export async function lookUpTypos(db: Db, scope: { connectorId: string; entity: string }, words: readonly string[]): Promise<TypoVariants> {
   const wanted = [...new Set(words.filter(toleratesTypos))];
   const found = new Map<string, string[]>(wanted.map((word) => [word, [word]]));
   if (wanted.length > 0) {
-    const ranges = wanted.map((word) => {
-      const { prefix, suffix, swapped } = typoKeys(word);
-      const reversed = reverse(suffix);
-      return { wanted: word, prefix, prefix_end: successor(prefix), reversed, reversed_end: successor(reversed), swapped };
-    });
-    const { rows } = await sql<{ wanted: string; word: string }>`
-      SELECT q.wanted, v.word
-      FROM jsonb_to_recordset(${JSON.stringify(ranges)}::jsonb)
-        AS q(wanted text, prefix text, prefix_end text, reversed text, reversed_end text, swapped text)
-      CROSS JOIN LATERAL (
-        SELECT v.word FROM context_words AS v
-        WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND v.word >= q.prefix AND v.word < q.prefix_end
-        UNION
-        SELECT v.word FROM context_words AS v
-        WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND reverse(v.word) >= q.reversed AND reverse(v.word) < q.reversed_end
-        UNION
-        SELECT v.word FROM context_words AS v
-        WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND v.word = q.swapped
-      ) AS v
-      WHERE abs(length(v.word) - length(q.wanted)) <= 1`.execute(db);
+    const { rows } = await nearWordsQuery(scope, wanted).execute(db);
     for (const row of rows) {
       const variants = found.get(row.wanted);
       if (variants !== undefined && row.word !== row.wanted && oneTypoApart(row.wanted, row.word)) variants.push(row.word);

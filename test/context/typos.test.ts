@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
 import { compileSearchFilter } from '../../src/context/filter/index.js';
-import { lookUpTypos, oneTypoApart, toleratesTypos, typoKeys, wordsOf, wordsToKeep } from '../../src/context/typos.js';
+import { lookUpTypos, nearWordsQuery, oneTypoApart, toleratesTypos, typoKeys, wordsOf, wordsToKeep } from '../../src/context/typos.js';
 import { migrate } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations.js';
 import { PGlitePool } from '../../src/db/pglite-pool.js';
@@ -160,6 +160,19 @@ describe.each(storeKinds())('migration 16 on a store with records (%s)', (kind) 
     expect(typos('resume')).toEqual(['resume']);
     expect(typos('nothing')).toEqual(['nothing']);
     expect(typos('ui')).toEqual(['ui']);
+
+    // the ranges are read through the indexes (the C collation makes a prefix an index range), among many words
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const many = Array.from({ length: 20_000 }, (_, n) => Array.from({ length: 7 }, (_, at) => letters[Math.floor(n / 26 ** at) % 26]).join(''));
+    await sql`INSERT INTO context_words (connector_id, entity, word) SELECT ${connectorId}, 'issues', w FROM jsonb_array_elements_text(${JSON.stringify(many)}::jsonb) AS w ON CONFLICT DO NOTHING`.execute(
+      db,
+    );
+    await sql`ANALYZE context_words`.execute(db);
+    const { rows: plan } = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${nearWordsQuery({ connectorId, entity: 'issues' }, ['kubernets'])}`.execute(db);
+    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index (Only )?Scan using context_words_pkey on context_words[^\n]*\n\s+Index Cond: [^\n]*word >= q\.prefix/);
+    expect(text).toMatch(/Index (Only )?Scan using context_words_suffix on context_words[^\n]*\n\s+Index Cond: [^\n]*reverse\(word\) >= q\.reversed/);
+    expect((await lookUpTypos(db, { connectorId, entity: 'issues' }, ['kubernets']))('kubernets')).toEqual(['kubernets', 'kubernetes']);
 
     // words of other scripts, whole as PostgreSQL's [[:alnum:]] has them (vowel signs are part of a word)
     const entity = connectorModules.linear?.definition.entities.issues as EntityDefinition;
