@@ -532,10 +532,10 @@ ${SORT_INDEXES}
     // the entity one typo away are looked up here (by prefix through the primary key, by suffix through
     // context_words_suffix; the C collation makes a prefix an index range), then the field is asked
     // for any of them as a whole word. Before, fuzzy was pg_trgm's word similarity, whose index only bounds
-    // the share of the value's trigrams found anywhere in the field: at 1M records "lgin delivry" found
-    // none of the 19 048 titles holding "login" and "delivery" ("lgin" is below 0.5 of "login"), after
-    // rechecking every index candidate (123 ms). A word is a run of letters and digits, lowercased; those
-    // holding a digit (matched exactly), shorter than 3 or longer than 64 letters are not kept. Words of every string value at any
+    // the share of the value's trigrams found anywhere in the field: at 1M records "rport cacel" found
+    // none of the 28 572 titles holding "report" and "cancel" (0.47 against "report cancel problem for
+    // customer 5"), after rechecking every one of them. A word is a run of letters and digits, lowercased;
+    // those holding a digit (matched exactly), shorter than 3 or longer than 64 letters are not kept. Words of every string value at any
     // depth, added by each page of a sync that writes a record (src/context/sync/records.ts), in the
     // statement that writes it; never removed but with their connector (a word left by a deleted record
     // only adds a variant the field then does not hold). The words of the records already stored are added
