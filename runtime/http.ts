@@ -83,7 +83,8 @@ export function backoffDelay(attempt: number, scale: { baseMs: number; maxMs: nu
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Why a host the connector's configuration writes was not called (HttpRequest.publicAddressesOnly). */
-const INTERNAL_REFUSED = 'an address of this machine or its private network, which this service is set not to call: nothing was sent.';
+const INTERNAL_REFUSED =
+  "an address of this machine or its private network, which this service is set not to call (UPSTREAM_PRIVATE_ADDRESSES=refuse, or the privateAddresses: 'refuse' option): nothing was sent.";
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;

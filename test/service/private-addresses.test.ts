@@ -102,7 +102,7 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
         field: 'replication_config',
         error_code: 'private_address',
         message:
-          "The replication_config (host) points Sentry at a host this service does not call. The host 192.168.1.20, which the connector's configuration gives, is an address of this machine or its private network, which this service is set not to call: nothing was sent. Give the vendor's public host.",
+          "The replication_config (host) points Sentry at a host this service does not call. The host 192.168.1.20, which the connector's configuration gives, is an address of this machine or its private network, which this service is set not to call (UPSTREAM_PRIVATE_ADDRESSES=refuse, or the privateAddresses: 'refuse' option): nothing was sent. Give the vendor's public host.",
       },
     ]);
     expect(response.body.message).toContain('UPSTREAM_PRIVATE_ADDRESSES=allow');
