@@ -74,7 +74,7 @@ async function openStoreWhenReachable(config: ServiceConfig, starting: StartingP
 export async function startService(settings: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
   // The port answers from the first moment (src/starting-port.ts): a probe sees the process up while the store
   // opens and migrates, and the service takes the port over once it is ready.
-  const starting = await openStartingPort(settings.host, settings.port);
+  const starting = await openStartingPort(settings.host, settings.port, { corsOrigins: settings.corsOrigins });
   try {
     return await startBehind(starting, settings, options);
   } catch (error) {

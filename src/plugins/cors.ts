@@ -5,18 +5,18 @@
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS } from '../cors-policy.js';
 
 export function registerCors(app: FastifyInstance): void {
   const origins = app.ctx.config.corsOrigins;
   if (origins === undefined) return;
   void app.register(cors, {
     origin: origins === '*' ? '*' : origins,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    // The API's headers, and those of MCP's Streamable HTTP at /mcp.
-    allowedHeaders: ['authorization', 'content-type', 'x-organization-id', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
-    exposedHeaders: ['retry-after', 'www-authenticate', 'content-type', 'mcp-session-id'],
+    methods: CORS_METHODS,
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     credentials: false,
-    maxAge: 600,
+    maxAge: CORS_MAX_AGE_SECONDS,
     // An OPTIONS that is no preflight is answered 204 too, not with @fastify/cors's plain-text 400.
     strictPreflight: false,
   });

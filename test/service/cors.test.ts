@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { openStartingPort } from '../../src/starting-port.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const APP = 'https://app.example.com';
@@ -46,6 +47,33 @@ describe('CORS_ORIGINS set', () => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     const otherPreflight = await preflight(`${service.url}/api/v1/workspaces`, 'https://evil.example');
     expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers the same while the service starts: a page of a listed origin reads the 503 starting', async () => {
+    const starting = await openStartingPort('127.0.0.1', 0, { corsOrigins: [APP] });
+    try {
+      const base = `http://127.0.0.1:${starting.port}`;
+      const names = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'vary'];
+      const early = await preflight(`${base}/api/v1/workspaces`, APP, 'PUT', 'authorization, content-type');
+      const later = await preflight(`${service.url}/api/v1/workspaces`, APP, 'PUT', 'authorization, content-type');
+      expect(early.status).toBe(204);
+      expect(Object.fromEntries(names.map((name) => [name, early.headers.get(name)]))).toEqual(
+        Object.fromEntries(names.map((name) => [name, later.headers.get(name)])),
+      );
+      const call = await fetch(`${base}/api/v1/workspaces`, { headers: { origin: APP, authorization: 'Bearer x' } });
+      expect(call.status).toBe(503);
+      expect(call.headers.get('access-control-allow-origin')).toBe(APP);
+      expect(call.headers.get('access-control-expose-headers')).toContain('retry-after');
+      expect(((await call.json()) as { errors: Array<{ error_code: string }> }).errors[0]?.error_code).toBe('starting');
+      const other = await fetch(`${base}/api/v1/workspaces`, { headers: { origin: 'https://evil.example' } });
+      expect(other.status).toBe(503);
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const otherPreflight = await preflight(`${base}/api/v1/workspaces`, 'https://evil.example');
+      expect(otherPreflight.status).toBe(503);
+      expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await starting.close();
+    }
   });
 
   it('keeps 404 for unknown paths and 405 with the real methods for known ones, OPTIONS among them (the preflight route is a catch-all)', async () => {
