@@ -13,7 +13,7 @@ import { BadRequestError } from '../errors.js';
 import type { StoreKind } from '../db/database.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
 import { compileFilterInto } from './filter/compile.js';
-import { compileSearchFilter } from './filter/index.js';
+import { notingWords, withTypos, type ExactFilter } from './filter/index.js';
 import { exactWords } from './typos.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
 import { projectFields } from './filter/project.js';
@@ -74,7 +74,7 @@ class Issues {
 
 /** Everything a validated search needs. */
 type Plan =
-  | { mode: 'query'; rawFilter: unknown; sort: SortField[]; limit: number; cursor?: string; fields?: string[] }
+  | { mode: 'query'; filter: ExactFilter; rawFilter: unknown; sort: SortField[]; limit: number; cursor?: string; fields?: string[] }
   | { mode: 'semantic'; semantic: SemanticParams; limit: number; cursor?: string; fields?: string[] };
 
 function validateLimit(value: unknown, max: number, fallback: number, issues: Issues): number {
@@ -244,10 +244,22 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
         if (!QUERY_KEYS.includes(key))
           issues.add(`query.${key}`, 'unknown', `${key} is not part of query; query holds filter and sort (limit, cursor and fields are params beside query)`);
       }
-      // validated here; compiled by filterSearch, once the typos of its fuzzy words are looked up
-      if (query.filter !== undefined && query.filter !== null) compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list, exactWords);
+      // compiled without typos here; filterSearch adds those of its fuzzy words (withTypos)
+      const noting = notingWords();
+      const condition =
+        query.filter === undefined || query.filter === null
+          ? sql<boolean>`true`
+          : compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list, noting.typos);
       const sort = parseSort(query.sort, entity, 'query.sort', issues.list);
-      result = { mode: 'query', rawFilter: query.filter ?? null, sort, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
+      result = {
+        mode: 'query',
+        filter: { condition, fuzzyWords: noting.words },
+        rawFilter: query.filter ?? null,
+        sort,
+        limit,
+        ...(cursor !== undefined && { cursor }),
+        ...(fields && { fields }),
+      };
     }
   }
   if (issues.list.length > 0 || !result) {
@@ -701,7 +713,7 @@ async function filterSearch(
 ): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
-  const filter = await compileSearchFilter(ctx.store.db, scope, search.rawFilter, 'query.filter');
+  const filter = await withTypos(ctx.store.db, scope, search.rawFilter, search.filter, 'query.filter');
   let after: RawBuilder<boolean> = sql<boolean>`true`;
   let cursorKeys: Array<string | null> | undefined;
   if (search.cursor !== undefined) {

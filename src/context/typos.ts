@@ -35,15 +35,19 @@ export function wordsOf(text: string): string[] {
   return [...new Set(lowercase(text).match(WORD) ?? [])];
 }
 
+/** Whether a word is letters only, from `min` to WORD_MAX_LENGTH of them. */
+function lettersOnly(word: string, min: number): boolean {
+  const length = [...word].length;
+  return length >= min && length <= WORD_MAX_LENGTH && !DIGIT.test(word);
+}
+
 /** Whether a fuzzy word gets typos: letters only, TYPO_MIN_LENGTH to WORD_MAX_LENGTH of them. */
 export function toleratesTypos(word: string): boolean {
-  const length = [...word].length;
-  return length >= TYPO_MIN_LENGTH && length <= WORD_MAX_LENGTH && !DIGIT.test(word);
+  return lettersOnly(word, TYPO_MIN_LENGTH);
 }
 
 function kept(word: string): boolean {
-  const length = [...word].length;
-  return length >= WORD_MIN_LENGTH && length <= WORD_MAX_LENGTH && !DIGIT.test(word);
+  return lettersOnly(word, WORD_MIN_LENGTH);
 }
 
 /** The words of a page of records that context_words keeps: of every string value, at any depth, sorted. */
@@ -127,10 +131,11 @@ export function nearWordsQuery(scope: { connectorId: string; entity: string }, w
       SELECT v.word FROM context_words AS v
       WHERE v.connector_id = ${scope.connectorId} AND v.entity = ${scope.entity} AND v.word = q.swapped
     ) AS v
-    WHERE abs(length(v.word) - length(q.wanted)) <= 1`;
+    WHERE abs(length(v.word) - length(q.wanted)) <= 1
+    ORDER BY v.word`;
 }
 
-/** The words of the entity one typo away from each of `words` (nearWordsQuery, checked here), each word with itself first. */
+/** The words of the entity one typo away from each of `words` (nearWordsQuery, checked here), each word with itself first, then in order. */
 export async function lookUpTypos(db: Db, scope: { connectorId: string; entity: string }, words: readonly string[]): Promise<TypoVariants> {
   const wanted = [...new Set(words.filter(toleratesTypos))];
   const found = new Map<string, string[]>(wanted.map((word) => [word, [word]]));
@@ -140,7 +145,6 @@ export async function lookUpTypos(db: Db, scope: { connectorId: string; entity: 
       const variants = found.get(row.wanted);
       if (variants !== undefined && row.word !== row.wanted && oneTypoApart(row.wanted, row.word)) variants.push(row.word);
     }
-    for (const variants of found.values()) variants.splice(1, variants.length - 1, ...variants.slice(1).sort());
   }
   return (word) => found.get(word) ?? [word];
 }

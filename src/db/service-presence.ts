@@ -3,7 +3,8 @@
  * as long as it runs (taken again after an outage), and work that needs every service stopped (the master key
  * rotation) checks that no one holds it. The embedded store needs none: its lock file admits one process.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { ifAdvisoryLockFree } from './advisory-lock.js';
 import { holdOnOwnConnection } from './held-connection.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -30,13 +31,7 @@ export class ServiceRunningError extends Error {
  * service waits for the lock before it opens the key check), or throws ServiceRunningError at once.
  */
 export async function withNoServiceRunning<T>(db: Kysely<DatabaseSchema>, work: () => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_lock(${SERVICE_LOCK}) AS free`.execute(connection);
-    if (rows[0]?.free !== true) throw new ServiceRunningError('A Switchyard service is running on this database (it holds the service lock).');
-    try {
-      return await work();
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${SERVICE_LOCK})`.execute(connection);
-    }
-  });
+  const outcome = await ifAdvisoryLockFree(db, [SERVICE_LOCK], work);
+  if (!outcome.ran) throw new ServiceRunningError('A Switchyard service is running on this database (it holds the service lock).');
+  return outcome.value;
 }

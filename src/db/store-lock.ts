@@ -62,15 +62,12 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** The pid in a lock file, and the system it names (absent in locks of earlier releases: this one). */
-function readLock(file: string): { pid: number; system: string } | undefined {
-  try {
-    const [first = '', second] = readFileSync(file, 'utf8').split('\n');
-    const pid = Number.parseInt(first.trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? { pid, system: second?.trim() || SYSTEM } : undefined;
-  } catch {
-    return undefined;
-  }
+/** The pid in a lock file's text, and the system it names (absent in locks of earlier releases: this one). */
+function parseLock(text: string | undefined): { pid: number; system: string } | undefined {
+  if (text === undefined) return undefined;
+  const [first = '', second] = text.split('\n');
+  const pid = Number.parseInt(first.trim(), 10);
+  return Number.isInteger(pid) && pid > 0 ? { pid, system: second?.trim() || SYSTEM } : undefined;
 }
 
 /** Creates the lock file with our pid already inside (written aside, then hard-linked: no reader ever sees it empty). */
@@ -167,7 +164,7 @@ export function acquireStoreLock(dir: string): StoreLock {
       };
     }
     const text = readText(file);
-    const lock = readLock(file);
+    const lock = parseLock(text);
     if (lock !== undefined) {
       if (lock.system !== SYSTEM) {
         const refreshed = lastRefreshed(file);
@@ -186,5 +183,5 @@ export function acquireStoreLock(dir: string): StoreLock {
       // Removed by someone else; retry.
     }
   }
-  throw new StoreLockedError(dir, readLock(file)?.pid ?? 0);
+  throw new StoreLockedError(dir, parseLock(readText(file))?.pid ?? 0);
 }

@@ -571,23 +571,3 @@ export function compileFilter(filter: unknown, entity: EntityDefinition, alias: 
   if (issues.length > 0) throw new ValidationError(`Invalid ${at}: ${issues.map((issue) => issue.message).join('; ')}.`, issues);
   return condition;
 }
-
-/** The words of every fuzzy value in a validated filter, whose typos are looked up before compiling it. */
-export function fuzzyWordsOf(filter: unknown): string[] {
-  const words = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    for (const [key, operand] of Object.entries(node)) {
-      if (key === 'fuzzy' && operand !== null && typeof operand === 'object' && !Array.isArray(operand)) {
-        for (const value of Object.values(operand)) if (typeof value === 'string') for (const word of wordsOf(value)) words.add(word);
-      }
-      visit(operand);
-    }
-  };
-  visit(filter);
-  return [...words];
-}

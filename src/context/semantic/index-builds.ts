@@ -5,6 +5,7 @@
  * to build and when.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { ifAdvisoryLockFree } from '../../db/advisory-lock.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -142,38 +143,32 @@ export class BackgroundIndexWork {
    * lock and finds it invalid (a build that failed, here or in a process that died, which CREATE INDEX IF NOT
    * EXISTS would keep forever).
    */
-  private buildUnlessPresent({ name, dims, where, counts, size }: IndexBuild): Promise<BuildOutcome> {
-    if (this.stopped) return Promise.resolve('stopped');
-    return this.db.connection().execute(async (connection) => {
-      const { rows: lock } = await sql<{ locked: boolean }>`
-        SELECT pg_try_advisory_lock(${INDEX_LOCK}, hashtext(${name})) AS locked`.execute(connection);
-      if (!lock[0]?.locked) return 'another process builds it';
+  private async buildUnlessPresent({ name, dims, where, counts, size }: IndexBuild): Promise<BuildOutcome> {
+    if (this.stopped) return 'stopped';
+    const outcome = await ifAdvisoryLockFree(this.db, [INDEX_LOCK, sql`hashtext(${name})`], async (connection): Promise<BuildOutcome> => {
+      const validity = await indexValidity(connection, name);
+      if (validity === 'valid') return 'present';
+      const passages = await size(connection);
+      if (passages === 'not needed') return 'not needed';
+      counts.started += 1;
+      if (validity === 'invalid') await dropIndex(connection, name, true);
+      const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(passages, dims, this.buildMemoryMb), false);
+      const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
+      this.buildBackend = backend[0]?.pid;
       try {
-        const validity = await indexValidity(connection, name);
-        if (validity === 'valid') return 'present';
-        const passages = await size(connection);
-        if (passages === 'not needed') return 'not needed';
-        counts.started += 1;
-        if (validity === 'invalid') await dropIndex(connection, name, true);
-        const previousMemory = await raiseBuildMemory(connection, hnswBuildMemoryKb(passages, dims, this.buildMemoryMb), false);
-        const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(connection);
-        this.buildBackend = backend[0]?.pid;
-        try {
-          if (this.stopped) return 'stopped';
-          await hnswIndex(name, dims, where, true).execute(connection);
-        } catch (error) {
-          // A concurrent build that fails (or that stop() cancelled) leaves an invalid index behind.
-          await dropIndex(connection, name, true).catch(() => undefined);
-          throw error;
-        } finally {
-          this.buildBackend = undefined;
-          await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
-        }
-        counts.built += 1;
-        return 'built';
+        if (this.stopped) return 'stopped';
+        await hnswIndex(name, dims, where, true).execute(connection);
+      } catch (error) {
+        // A concurrent build that fails (or that stop() cancelled) leaves an invalid index behind.
+        await dropIndex(connection, name, true).catch(() => undefined);
+        throw error;
       } finally {
-        await sql`SELECT pg_advisory_unlock(${INDEX_LOCK}, hashtext(${name}))`.execute(connection);
+        this.buildBackend = undefined;
+        await sql`SELECT set_config('maintenance_work_mem', ${previousMemory}, false)`.execute(connection);
       }
+      counts.built += 1;
+      return 'built';
     });
+    return outcome.ran ? outcome.value : 'another process builds it';
   }
 }

@@ -7,8 +7,9 @@
  * file admits one process, which hands back every active job when it starts.
  */
 import { randomInt } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type pg from 'pg';
+import { ifAdvisoryLockFree } from '../../db/advisory-lock.js';
 import { holdOnOwnConnection, type HeldConnection } from '../../db/held-connection.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 
@@ -57,14 +58,5 @@ export async function holdRunnerLock(databaseUrl: string, onLost: (error: Error)
  * the runner, reconnecting, waits until its jobs are handed back. Whether `work` ran.
  */
 export async function whileRunnerGone(db: Kysely<DatabaseSchema>, key: number, work: () => Promise<void>): Promise<boolean> {
-  return db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ taken: boolean }>`SELECT pg_try_advisory_lock(${RUNNER_LOCK_CLASS}, ${key}) AS taken`.execute(connection);
-    if (rows[0]?.taken !== true) return false;
-    try {
-      await work();
-      return true;
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${RUNNER_LOCK_CLASS}, ${key})`.execute(connection);
-    }
-  });
+  return (await ifAdvisoryLockFree(db, [RUNNER_LOCK_CLASS, key], work)).ran;
 }

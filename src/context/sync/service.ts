@@ -264,7 +264,8 @@ export class SyncService {
   private readonly workerIds = new Map<string, string[]>();
   private readonly runs = new Set<Promise<unknown>>();
   /** Connector id -> the attempt this process runs of the connector's job (its job id and an attempt id of its own). */
-  private readonly running = new Map<string, { jobId: string; attempt: string }>();
+  /** The attempt of each sync job this process runs, by connector id. */
+  private readonly running = new Map<string, string>();
   private readonly listeners = new Map<string, Set<(progress: SyncProgress) => void>>();
   /** Enqueues in progress per connector: requests of this process read the queue and add to it one at a time. */
   private readonly enqueueing = new Map<string, Promise<unknown>>();
@@ -455,8 +456,17 @@ export class SyncService {
     const { rows } = await sql<{ id: string; name: string }>`
       SELECT id, name FROM ${sql.id(QUEUE_SCHEMA, 'job')}
       WHERE name LIKE ${`${SYNC_QUEUE_PREFIX}%`} AND state = 'active'`.execute(this.ctx.store.db);
-    for (const job of rows) await this.boss.fail(job.name, job.id, { message: RUNNER_GONE });
-    if (rows.length > 0) this.log.warn({ jobs: rows.map((job) => job.id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
+    await this.failAsRunnerGone(rows, false);
+  }
+
+  /** Hands jobs a stopped process left active back to the queue (failed, `keepRetry` or spending one), and says so. */
+  private async failAsRunnerGone(jobs: ReadonlyArray<{ name: string; id: string }>, keepRetry: boolean): Promise<void> {
+    if (jobs.length === 0) return;
+    for (const job of jobs) {
+      if (keepRetry) await this.giveRetryBack(job);
+      await this.boss.fail(job.name, job.id, { message: RUNNER_GONE });
+    }
+    this.log.warn({ jobs: jobs.map((job) => job.id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
   }
 
   /**
@@ -477,7 +487,7 @@ export class SyncService {
     for (const { runner_key: key } of rows) {
       // This process's own jobs lost under a lost lock keep their retry; a process that died may have died of its job.
       if (key === runner.key) {
-        if (runner.connection.held) await this.handBackNotedUnder(key, new Set([...this.running.values()].map((run) => run.attempt)), true);
+        if (runner.connection.held) await this.handBackNotedUnder(key, new Set(this.running.values()), true);
       } else await whileRunnerGone(db, key, () => this.handBackNotedUnder(key, new Set(), false));
     }
     await sql`
@@ -497,15 +507,14 @@ export class SyncService {
       WHERE r.runner_key = ${key} AND j.state = 'active'`.execute(db);
     const gone = rows.filter((row) => !running.has(row.attempt));
     if (gone.length === 0) return;
-    for (const row of gone) {
-      if (keepRetry) await this.giveRetryBack({ name: row.queue_name, id: row.job_id });
-      await this.boss.fail(row.queue_name, row.job_id, { message: RUNNER_GONE });
-    }
+    await this.failAsRunnerGone(
+      gone.map((row) => ({ name: row.queue_name, id: row.job_id })),
+      keepRetry,
+    );
     // A failure the queue could not record leaves its note, for the next pass.
     await sql`
       DELETE FROM sync_job_runners r USING ${job} j
       WHERE j.name = r.queue_name AND j.id = r.job_id AND r.runner_key = ${key} AND j.state <> 'active'`.execute(db);
-    this.log.warn({ jobs: gone.map((row) => row.job_id) }, 'sync jobs left running by a process that stopped are handed back to the queue');
   }
 
   /** Notes this process as the runner of this attempt of the job (PostgreSQL); the attempt id tells it from later ones. */
@@ -880,8 +889,7 @@ export class SyncService {
 
     const runner = this.runner;
     const attempt = randomUUID();
-    const run = { jobId: job.id, attempt };
-    this.running.set(row.id, run);
+    this.running.set(row.id, attempt);
     let runnerHeld: (() => boolean) | undefined;
     let noted = false;
     /** Whether this process may record the job's end (maySettle), once judged. */
@@ -948,7 +956,7 @@ export class SyncService {
           .where('attempt', '=', attempt)
           .execute()
           .catch(() => undefined);
-      if (this.running.get(row.id) === run) this.running.delete(row.id);
+      if (this.running.get(row.id) === attempt) this.running.delete(row.id);
     }
   }
 
