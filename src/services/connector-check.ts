@@ -185,9 +185,10 @@ export function assertCheckSucceeded(outcome: CheckOutcome, optionTitle: string)
   }
   if (outcome.error instanceof PrivateAddressError) {
     // Skipping the check would store a connector that no call can use: the way out is another host, or the operator's setting.
-    throw new ConnectorCheckFailedError(
+    // Raised as itself, so the request's log line carries the code the client reads (private_address).
+    throw new PrivateAddressError(
       `${message} Give the vendor's public host, or have the operator allow private addresses (UPSTREAM_PRIVATE_ADDRESSES=allow).`,
-      [{ field: 'replication_config', rule: 'private_address', message: `${message} Give the vendor's public host.` }],
+      { issues: [{ field: 'replication_config', rule: 'private_address', message: `${message} Give the vendor's public host.` }] },
     );
   }
   const problem = `${message} Fix them.`;

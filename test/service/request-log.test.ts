@@ -108,6 +108,21 @@ describe('the service log', () => {
     expect(lines.filter((line) => line.includes('"msg":"incoming request"'))).toEqual([]);
     expect(lines.join('\n')).not.toContain('"url":"/health"');
   });
+
+  it('logs the error code the client reads: a connector refused for a private host is private_address', async () => {
+    lines.length = 0;
+    const refused = await tenant.api.post<{ errors: Array<{ error_code: string }> }>('/api/v1/integrations/connectors', {
+      workspace_name: 'default',
+      connector_type: 'sentry',
+      name: 'Internal Sentry',
+      credentials: { auth_token: 'sntrys_log_token_0001' },
+      replication_config: { host: '192.168.1.20' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]?.error_code).toBe('private_address');
+    const entry = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'request answered');
+    expect(entry).toMatchObject({ status: 400, error_code: 'private_address' });
+  });
 });
 
 describe('a store outage in the log', () => {
