@@ -11,7 +11,7 @@ import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
 import { getPath } from './paths.js';
 import { buildFollowRequest, buildRequest, resolveBaseUrl, templatedValue, type Target } from './request.js';
-import { renderTemplate, type TemplateContext } from './templates.js';
+import { renderTemplate, templateReferences, type TemplateContext } from './templates.js';
 import { errorInBody, upstreamError } from './upstream-errors.js';
 import { depthIssue, issuesFromValidator, type CompiledValidator } from './validation.js';
 
@@ -46,7 +46,7 @@ export interface ConnectorOptions {
  * (`overridden`: the baseUrl or oauthServerUrl option, an operator's) replaces it.
  */
 export function guardsConfiguredHost(privateAddresses: 'allow' | 'refuse' | undefined, template: string, overridden: boolean): boolean {
-  return privateAddresses === 'refuse' && !overridden && template.includes('{{');
+  return privateAddresses === 'refuse' && !overridden && templateReferences(template).length > 0;
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {

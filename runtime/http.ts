@@ -102,7 +102,7 @@ function tooLarge(request: HttpRequest, status: number, maxBytes: number): Upstr
  * One request through ky on the pooled transport, which reads the body whole but never more than the cap;
  * with `publicAddressesOnly`, a host name is connected to only if it resolves to public addresses.
  */
-async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddressesOnly = false): Promise<HttpResponse> {
+async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddressesOnly: boolean): Promise<HttpResponse> {
   const limits = { maxResponseBytes: options.maxResponseBytes, timeoutMs: options.timeoutMs, publicAddressesOnly };
   let response: Response;
   try {
@@ -139,12 +139,13 @@ async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddres
  * - 303, and 301/302 after a POST, continue as a GET without a body; 307/308 repeat the method and body.
  */
 async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
-  const origin = new URL(request.url).origin;
-  const vendorHost = new URL(origin).hostname;
+  const { origin, hostname: vendorHost } = new URL(request.url);
   const publicOnly = request.publicAddressesOnly === true;
   if (publicOnly && isInternalHost(vendorHost))
     throw new PrivateAddressError(`The host ${vendorHost}, which the connector's configuration gives, is ${INTERNAL_REFUSED}`);
-  const vendorIsInternal = !publicOnly && isInternalHost(vendorHost);
+  // Asked only when a redirect leaves the vendor's origin.
+  let vendorInternal: boolean | undefined;
+  const vendorIsInternal = (): boolean => (vendorInternal ??= !publicOnly && isInternalHost(vendorHost));
   const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
   let current = request;
   let leftOrigin = false;
@@ -184,7 +185,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     }
     // A vendor's redirect (or an open redirect on its site) must not turn the service into a reader of its
     // own network: an internal address is followed only from a vendor that is itself at one (a test double).
-    if (target.origin !== origin && isInternalHost(target.hostname) && !vendorIsInternal) {
+    if (target.origin !== origin && isInternalHost(target.hostname) && !vendorIsInternal()) {
       throw new UpstreamError(`${said}, an address of this machine or its private network, which this service does not follow.`, {
         upstreamStatus: response.status,
       });
@@ -201,7 +202,7 @@ async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions
     if (asGet) {
       for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
     }
-    redirectedBy = target.origin !== origin && !vendorIsInternal ? { said, status: response.status } : undefined;
+    redirectedBy = target.origin !== origin && !vendorIsInternal() ? { said, status: response.status } : undefined;
     current = {
       method: asGet ? 'GET' : current.method,
       url: target.toString(),

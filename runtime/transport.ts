@@ -241,7 +241,6 @@ function exchange(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearTimeout(queued);
       signal?.removeEventListener('abort', onAbort);
       request.destroy();
       reject(error);
@@ -291,11 +290,14 @@ function exchange(
       fail(error);
     });
     // The response's time starts when the request has a connection; until then it waits for one, up to as long.
-    let timer: NodeJS.Timeout | undefined;
-    const queued = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs, 'connection')), limits.timeoutMs);
+    let connected = false;
+    const timer = setTimeout(
+      () => fail(connected ? new TransportTimeoutError(limits.timeoutMs) : new TransportTimeoutError(limits.timeoutMs, 'connection')),
+      limits.timeoutMs,
+    );
     request.once('socket', () => {
-      clearTimeout(queued);
-      if (!settled) timer = setTimeout(() => fail(new TransportTimeoutError(limits.timeoutMs)), limits.timeoutMs);
+      connected = true;
+      if (!settled) timer.refresh();
     });
     if (signal !== null) {
       if (signal.aborted) {

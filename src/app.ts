@@ -53,14 +53,14 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
   registerShutdownAnswer(app);
-  registerRequestLogging(app);
+  const onRequestAbandoned = registerRequestLogging(app);
   registerCors(app);
   registerJsonBody(app);
   registerAuthentication(app);
   registerInputCharacterRules(app);
   registerRequestAcceptance(app);
   void app.register(swagger, swaggerOptions());
-  registerMetrics(app);
+  registerMetrics(app, onRequestAbandoned);
   registerRoutes(app);
   return app;
 }

@@ -69,8 +69,6 @@ declare module 'fastify' {
     principal: Principal;
     /** The error code the request was answered with (set by the error handler), for its log line. */
     errorCode?: string;
-    /** performance.now() when the request came in (for a request its client abandoned, which has no reply time). */
-    startedAt: number;
   }
   interface FastifyContextConfig {
     /** Routes reachable without an application token (only the token endpoint). */

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../routes/metrics.js';
-import { onRequestAbandoned } from './request-logging.js';
+import type { AbandonedRequestListener } from './request-logging.js';
 
 /**
  * Wires metrics into an app: the request hook (one per answered request), the observer the execute
  * path and the sync report to, and GET /metrics. The route label is the route template, so ids in
  * paths do not multiply the series; paths that match no route share one label.
  */
-export function registerMetrics(app: FastifyInstance): ServiceMetrics {
+export function registerMetrics(app: FastifyInstance, onRequestAbandoned: (listener: AbandonedRequestListener) => void): ServiceMetrics {
   const metrics = new ServiceMetrics(app.ctx.store);
   app.ctx.observer = metrics;
   app.addHook('onResponse', (request, reply, done) => {
@@ -16,7 +16,7 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     done();
   });
   // A client that closed the connection before its answer is counted as nginx does, 499.
-  onRequestAbandoned(app, (request, seconds) => metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', 499, seconds));
+  onRequestAbandoned((request, seconds) => metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', 499, seconds));
   void app.register(metricsRoutes(metrics));
   return metrics;
 }

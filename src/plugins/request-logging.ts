@@ -27,31 +27,20 @@ function answered(request: FastifyRequest, status: number, ms: number, errorCode
 /** Told of a request whose client closed the connection before its answer (`seconds` since it came in). */
 export type AbandonedRequestListener = (request: FastifyRequest, seconds: number) => void;
 
-const abandonedListeners = new WeakMap<FastifyInstance, AbandonedRequestListener[]>();
-
 /**
- * Tells `listener` of every request whose client went away before its answer: Fastify's onResponse never comes
- * for those (no answer was finished), so this is their one hook (metrics count them as nginx's 499).
+ * Logs each request when answered, and returns how to be told of every request whose client went away before
+ * its answer: Fastify's onResponse never comes for those (no answer was finished), so the connection's close is
+ * their one hook (metrics count them as nginx's 499).
  */
-export function onRequestAbandoned(app: FastifyInstance, listener: AbandonedRequestListener): void {
-  const listeners = abandonedListeners.get(app);
-  if (listeners === undefined) throw new Error('registerRequestLogging(app) must come before a listener of abandoned requests.');
-  listeners.push(listener);
-}
-
-export function registerRequestLogging(app: FastifyInstance): void {
+export function registerRequestLogging(app: FastifyInstance): (listener: AbandonedRequestListener) => void {
   const listeners: AbandonedRequestListener[] = [
     (request, seconds) => request.log.info(answered(request, 499, seconds * 1000, 'client_closed_request'), 'request answered'),
   ];
-  abandonedListeners.set(app, listeners);
   app.decorateRequest('errorCode', undefined);
-  app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
-    request.startedAt = performance.now();
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      const seconds = (performance.now() - request.startedAt) / 1000;
-      for (const listener of listeners) listener(request, seconds);
+      for (const listener of listeners) listener(request, reply.elapsedTime / 1000);
     });
     done();
   });
@@ -62,4 +51,7 @@ export function registerRequestLogging(app: FastifyInstance): void {
     request.log[level](answered(request, status, reply.elapsedTime, request.errorCode), 'request answered');
     done();
   });
+  return (listener) => {
+    listeners.push(listener);
+  };
 }

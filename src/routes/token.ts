@@ -74,17 +74,17 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       }
       perClient.begin(pair);
       perAddress.begin(address);
+      // Only a wrong client_id or secret counts as failed: an ambiguous organization comes after a right secret.
+      let succeeded = true;
       let organizationId: string;
       try {
         organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, requestedOrganization(request));
-        perClient.settle(pair, true);
-        perAddress.settle(address, true);
       } catch (error) {
-        // Only a wrong client_id or secret counts: an ambiguous organization comes after a right secret.
-        const succeeded = !(error instanceof UnauthorizedError);
+        succeeded = !(error instanceof UnauthorizedError);
+        throw error;
+      } finally {
         perClient.settle(pair, succeeded);
         perAddress.settle(address, succeeded);
-        throw error;
       }
       const ttl = app.ctx.config.tokenTtlSeconds;
       const accessToken = await issueToken({ clientId: request.body.client_id, organizationId }, app.ctx.keyring.derive('token-signing'), ttl);

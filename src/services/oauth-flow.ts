@@ -22,7 +22,7 @@ import { checkReplicationConfig, createConnector, type ConnectorView } from './c
 import { openCredentials, sealCredentials } from './credentials.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from './oauth-apps.js';
 import { getTemplateRow, presetConfig, templateDefinition, type TemplateRow } from './source-templates.js';
-import { publicAddressesOnly } from './upstream-options.js';
+import { signInUrl } from './upstream-options.js';
 
 /** How long an end user has to finish consenting at the vendor. */
 export const CONSENT_TTL_SECONDS = 600;
@@ -300,8 +300,8 @@ async function tokenRequest(
     bodyFormat: 'form' | 'json' | 'query';
     /** Whether it may be sent again on a failure: never for a code exchange (a code is spent once). */
     idempotent: boolean;
-    /** The URL's template, which tells whether the connector's settings give its host (publicAddressesOnly). */
-    template: string;
+    /** Whether the host must be a public address (signInUrl). */
+    publicAddressesOnly: boolean;
     errorInBody: ErrorInBody | undefined;
     tokenPath: string | undefined;
     secrets: string[];
@@ -327,7 +327,7 @@ async function tokenRequest(
       url: target.toString(),
       headers,
       ...(body !== undefined && { body }),
-      ...(publicAddressesOnly(ctx, definition.connectorType, request.template) && { publicAddressesOnly: true }),
+      ...(request.publicAddressesOnly && { publicAddressesOnly: true }),
     },
     request.idempotent,
   );
@@ -365,11 +365,11 @@ async function exchangeCode(
     params[names.client_id] = app.client_id;
     params[names.client_secret] = app.client_secret;
   }
-  const target = new URL(withOrigin(renderTemplate(settings.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
+  const tokenUrl = signInUrl(ctx, definition.connectorType, settings.tokenUrl, context);
   const token = await tokenRequest(ctx, definition, {
     method: settings.method,
-    target,
-    template: settings.tokenUrl,
+    target: new URL(tokenUrl.url),
+    publicAddressesOnly: tokenUrl.publicAddressesOnly,
     headers,
     params,
     bodyFormat: settings.bodyFormat,
@@ -398,13 +398,13 @@ async function followUpExchange(
   const token: Record<string, string> = {};
   for (const [name, value] of Object.entries(first)) if (typeof value === 'string') token[name] = value;
   const context = { credentials: { ...app }, config, token };
-  const target = new URL(withOrigin(renderTemplate(follow.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
+  const followUrl = signInUrl(ctx, definition.connectorType, follow.url, context);
   const params: Record<string, string> = {};
   for (const [name, template] of Object.entries(follow.params)) params[name] = renderTemplate(template, context);
   return tokenRequest(ctx, definition, {
     method: follow.method,
-    target,
-    template: follow.url,
+    target: new URL(followUrl.url),
+    publicAddressesOnly: followUrl.publicAddressesOnly,
     headers: { accept: 'application/json' },
     params,
     bodyFormat: follow.method === 'GET' ? 'query' : 'form',
@@ -458,7 +458,7 @@ async function lookupCredentials(
   settings: Record<string, string>,
 ): Promise<Record<string, string>> {
   const context = { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} };
-  const url = withOrigin(renderTemplate(lookup.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
+  const { url, publicAddressesOnly } = signInUrl(ctx, definition.connectorType, lookup.url, context);
   const { status, json: items } = await vendorJson(
     ctx,
     definition,
@@ -466,7 +466,7 @@ async function lookupCredentials(
       method: 'GET',
       url,
       headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` },
-      ...(publicAddressesOnly(ctx, definition.connectorType, lookup.url) && { publicAddressesOnly: true }),
+      ...(publicAddressesOnly && { publicAddressesOnly: true }),
     },
     true,
   );

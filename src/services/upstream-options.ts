@@ -1,5 +1,6 @@
 import { guardsConfiguredHost } from '../../runtime/connector.js';
-import type { ConnectorOptions } from '../../runtime/index.js';
+import { withOrigin, type ConnectorOptions } from '../../runtime/index.js';
+import { renderTemplate, type TemplateContext } from '../../runtime/templates.js';
 import type { ServiceConfig } from '../config.js';
 
 /**
@@ -27,12 +28,20 @@ export function upstreamOptions(
 }
 
 /**
- * Whether a request the service sends itself to a URL written by `template` (an OAuth token URL) connects to
- * public addresses only: the connector's settings write its host, the operator refuses private addresses
- * (UPSTREAM_PRIVATE_ADDRESSES) and no OAUTH_SERVER_URLS override replaces it. The runtime decides the same for
- * the requests of a connector (ConnectorOptions.privateAddresses).
+ * A URL the service calls itself during a sign-in (an OAuth token URL, a credential lookup): `template`
+ * rendered, with the OAUTH_SERVER_URLS override's origin, and whether it connects to public addresses only:
+ * the connector's settings write its host, the operator refuses private addresses (UPSTREAM_PRIVATE_ADDRESSES)
+ * and no override replaces it. The runtime decides the same for the requests of a connector.
  */
-export function publicAddressesOnly(ctx: { config: ServiceConfig }, connectorType: string, template: string): boolean {
-  const { config } = ctx;
-  return guardsConfiguredHost(config.upstreamPrivateAddresses ?? 'refuse', template, config.oauthServerUrls?.[connectorType] !== undefined);
+export function signInUrl(
+  ctx: { config: ServiceConfig },
+  connectorType: string,
+  template: string,
+  context: TemplateContext,
+): { url: string; publicAddressesOnly: boolean } {
+  const { oauthServerUrl, privateAddresses } = upstreamOptions(ctx, connectorType);
+  return {
+    url: withOrigin(renderTemplate(template, context), oauthServerUrl),
+    publicAddressesOnly: guardsConfiguredHost(privateAddresses, template, oauthServerUrl !== undefined),
+  };
 }
