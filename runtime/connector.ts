@@ -6,7 +6,8 @@ import type { ActionDefinition, ConfigField, ConnectorDefinition, EntityDefiniti
 import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
 import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
-import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
+import { DEFAULT_HTTP_OPTIONS, internalConfiguredHost, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
+import { isInternalHost } from './internal-hosts.js';
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
 import { getPath } from './paths.js';
@@ -47,6 +48,15 @@ export interface ConnectorOptions {
  */
 export function guardsConfiguredHost(privateAddresses: 'allow' | 'refuse' | undefined, template: string, overridden: boolean): boolean {
   return privateAddresses === 'refuse' && !overridden && templateReferences(template).length > 0;
+}
+
+/** The host of the URL `template` writes, or undefined when a value it reads is missing or the result is not a URL. */
+function renderedHost(template: string, context: TemplateContext): string | undefined {
+  try {
+    return new URL(renderTemplate(template, context)).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -169,6 +179,8 @@ export class Connector {
   private readonly credentialTemplateHeaders: string[];
   /** Whether requests connect to public addresses only (ConnectorOptions.privateAddresses 'refuse', for a host the configuration writes). */
   private readonly publicAddressesOnly: boolean;
+  /** The same for the OAuth token URL, when the auth option refreshes tokens. */
+  private readonly publicTokenHost: boolean;
   /** The last base URL resolved and its target: the URL is the same call after call, unless a template value changes. */
   private resolved?: { baseUrl: string; target: Target };
 
@@ -187,6 +199,7 @@ export class Connector {
     // The OAuth token URL is checked as the base URL is: a host the configuration writes (Sentry's) gets the client secret.
     const publicTokenHost =
       option.type === 'oauth2_refresh' && guardsConfiguredHost(options.privateAddresses, option.tokenUrl, options.oauthServerUrl !== undefined);
+    this.publicTokenHost = publicTokenHost;
     this.authenticator = new Authenticator(
       option,
       this.context,
@@ -417,6 +430,24 @@ export class Connector {
       if (error) throw error;
     }
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin, keepAtMost);
+  }
+
+  /**
+   * Throws the PrivateAddressError a request would, without sending one, when a host the configuration writes
+   * (the base URL's, or the OAuth token URL's) is by itself an internal address (localhost, a private IP) and
+   * the connector refuses those (ConnectorOptions.privateAddresses). A name that resolves to such an address
+   * is seen only when a request looks it up. A URL whose template needs a value not known yet (a token's) is
+   * judged when it is sent.
+   */
+  assertConfiguredHostsCallable(): void {
+    const option = this.authenticator.option;
+    const templates: string[] = [];
+    if (this.publicAddressesOnly) templates.push(option.baseUrl ?? this.definition.baseUrl);
+    if (this.publicTokenHost && option.type === 'oauth2_refresh') templates.push(option.tokenUrl);
+    for (const template of templates) {
+      const host = renderedHost(template, this.context);
+      if (host !== undefined && isInternalHost(host)) throw internalConfiguredHost(host);
+    }
   }
 
   /** The checked origin and base of a rendered base URL (the host pattern applies to manifest URLs, not to an override). */

@@ -200,6 +200,20 @@ export function assertCheckSucceeded(outcome: CheckOutcome, optionTitle: string)
   );
 }
 
+/**
+ * At create or update with check=false: a host the configuration writes that the service refuses to call
+ * by itself (localhost, a private IP address) is refused as the check would refuse it, and nothing is
+ * stored. A name that resolves to such an address is refused at the connector's first call.
+ */
+export function assertConfiguredHostsCallable(connector: Connector, optionTitle: string): void {
+  try {
+    connector.assertConfiguredHostsCallable();
+  } catch (error) {
+    if (!(error instanceof PrivateAddressError)) throw error;
+    assertCheckSucceeded({ definition: connector.definition, succeeded: false, error, unreachable: false }, optionTitle);
+  }
+}
+
 /** A new id for a check that is not about a stored connector. */
 export function checkRunId(): string {
   return randomUUID();

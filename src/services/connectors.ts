@@ -25,7 +25,15 @@ import {
   type DetailedSourceTemplate,
   type SummarizedSourceTemplate,
 } from './catalog.js';
-import { assertCheckSucceeded, checkResponse, checkRunId, runCheck, unsavedConnector, type CheckConfigResponse } from './connector-check.js';
+import {
+  assertCheckSucceeded,
+  assertConfiguredHostsCallable,
+  checkResponse,
+  checkRunId,
+  runCheck,
+  unsavedConnector,
+  type CheckConfigResponse,
+} from './connector-check.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { connectorInstance } from './execution.js';
@@ -240,6 +248,8 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
     const unsaved = unsavedConnector(ctx, definition, option, credentials, config);
     assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
     credentials = unsaved.credentialsToStore();
+  } else {
+    assertConfiguredHostsCallable(unsavedConnector(ctx, definition, option, credentials, config).connector, option.optionTitle);
   }
   const id = newResourceId();
   const row = await ctx.store.db.transaction().execute(async (trx) => {
@@ -328,11 +338,15 @@ export async function updateConnector(
     changes.config = JSON.stringify(config);
     changes.replication_config = JSON.stringify(input.replication_config);
   }
-  if (choice.check && option !== undefined && (credentials !== undefined || input.replication_config != null)) {
+  if (option !== undefined && (credentials !== undefined || input.replication_config != null)) {
     const unsaved = unsavedConnector(ctx, definition, option, credentials ?? openCredentials(ctx.keyring, current.id, current), config);
-    assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
-    // Also when only the config changed: a refresh token the vendor rotated during the check must be kept.
-    credentials = unsaved.credentialsToStore();
+    if (choice.check) {
+      assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
+      // Also when only the config changed: a refresh token the vendor rotated during the check must be kept.
+      credentials = unsaved.credentialsToStore();
+    } else {
+      assertConfiguredHostsCallable(unsaved.connector, option.optionTitle);
+    }
   }
   if (credentials !== undefined && option !== undefined)
     Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));

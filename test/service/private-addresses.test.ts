@@ -111,6 +111,51 @@ describe('by default (UPSTREAM_PRIVATE_ADDRESSES unset: refuse)', () => {
     expect(JSON.stringify(listed.body)).not.toContain('Internal Sentry');
   });
 
+  it('refuses such a host at create and update with check=false too, calling nothing and storing nothing', async () => {
+    const vendor = nock('https://10.0.0.11').get(/.*/).reply(200, ORGANIZATIONS).post(/.*/).reply(200, {});
+    const created = await tenant.api.post<ErrorBody>('/api/v1/integrations/connectors?check=false', {
+      workspace_name: 'default',
+      connector_type: 'sentry',
+      name: 'Unchecked Sentry',
+      credentials: { auth_token: TOKEN },
+      replication_config: { host: '10.0.0.11' },
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.errors).toEqual([
+      {
+        field: 'replication_config',
+        error_code: 'private_address',
+        message:
+          "The replication_config (host) points Sentry at a host this service does not call. The host 10.0.0.11, which the connector's configuration gives, is an address of this machine or its private network, which this service is set not to call (UPSTREAM_PRIVATE_ADDRESSES=refuse, or the privateAddresses: 'refuse' option): nothing was sent. Give the vendor's public host.",
+      },
+    ]);
+    expect(JSON.stringify((await tenant.api.get('/api/v1/integrations/connectors')).body)).not.toContain('Unchecked Sentry');
+
+    // A public host is stored unchecked, as check=false asks: nothing is sent.
+    const publicHost = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
+      workspace_name: 'default',
+      connector_type: 'sentry',
+      credentials: { auth_token: TOKEN },
+      replication_config: { host: 'sentry.example.com' },
+    });
+    expect(publicHost.status, JSON.stringify(publicHost.body)).toBe(200);
+    const id = publicHost.body.id;
+    for (const host of ['127.0.0.2', 'sentry.localhost', '192.168.0.5']) {
+      const updated = await tenant.api.put<ErrorBody>(`/api/v1/integrations/connectors/${id}?check=false`, { replication_config: { host } });
+      expect(updated.status, host).toBe(400);
+      expect(updated.body.errors[0]?.error_code, host).toBe('private_address');
+      expect(updated.body.message, host).toContain(`The host ${host}, which the connector's configuration gives`);
+    }
+    const stored = await tenant.api.get<{ replication_config: unknown }>(`/api/v1/integrations/connectors/${id}`);
+    expect(stored.body.replication_config).toEqual({ host: 'sentry.example.com' });
+    const renamed = await tenant.api.put<{ replication_config: unknown }>(`/api/v1/integrations/connectors/${id}?check=false`, {
+      replication_config: { host: 'sentry.acme.example' },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.replication_config).toEqual({ host: 'sentry.acme.example' });
+    expect(vendor.isDone()).toBe(false);
+  });
+
   it("refuses the connect page's code exchange with such a host before the client secret is sent", async () => {
     const templateId = await consentTemplate(tenant, 'sentry', { client_id: 'sentry-app', client_secret: 'sentry-client-secret-0002' }, { host: '10.0.0.9' });
     const widget = await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
@@ -156,6 +201,15 @@ describe("an OAuth token URL the configuration writes (Sentry's token_url on its
     expect(api.isDone()).toBe(false);
   });
 
+  it('is judged without a request by assertConfiguredHostsCallable, as a request would judge it', () => {
+    const sentry = (host: string, privateAddresses?: 'allow' | 'refuse') =>
+      createConnector('sentry', { credentials: OAUTH, config: { host }, ...(privateAddresses && { privateAddresses }) });
+    expect(() => sentry('10.0.0.7', 'refuse').assertConfiguredHostsCallable()).toThrow(PrivateAddressError);
+    expect(() => sentry('10.0.0.7', 'refuse').assertConfiguredHostsCallable()).toThrow("The host 10.0.0.7, which the connector's configuration gives");
+    expect(() => sentry('sentry.example.com', 'refuse').assertConfiguredHostsCallable()).not.toThrow();
+    expect(() => sentry('10.0.0.7').assertConfiguredHostsCallable()).not.toThrow();
+  });
+
   it('is called as before by default in library mode (the caller gives its own configuration)', async () => {
     const token = nock('https://10.0.0.7')
       .post('/oauth/token/', (body: Record<string, string>) => body.client_secret === OAUTH.client_secret && body.grant_type === 'refresh_token')
@@ -177,6 +231,17 @@ describe('UPSTREAM_PRIVATE_ADDRESSES=allow', () => {
   });
   afterAll(async () => {
     await service.close();
+  });
+
+  it('stores a connector for a Sentry on the private network with check=false', async () => {
+    const created = await tenant.api.post<{ id: string; replication_config: unknown }>('/api/v1/integrations/connectors?check=false', {
+      workspace_name: 'default',
+      connector_type: 'sentry',
+      credentials: { auth_token: TOKEN },
+      replication_config: { host: '10.0.0.12' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.replication_config).toEqual({ host: '10.0.0.12' });
   });
 
   it('calls a Sentry on the private network', async () => {
