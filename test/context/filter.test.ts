@@ -123,6 +123,28 @@ describe('compileFilter', () => {
     expect(deep.issues[0]?.rule).toBe('too_deep');
   });
 
+  it('refuses a text operator on a field the manifest declares with values it never matches, naming the field and the rule', () => {
+    const refused = (filter: unknown) => thrown(() => compileFilter(filter, issues, 'r', { typos: exactWords })).issues;
+    expect(refused({ fuzzy: { priority: 'urgent' } })).toEqual([
+      {
+        field: 'query.filter.fuzzy',
+        rule: 'invalid_value',
+        message: "query.filter.fuzzy: 'priority' holds number values; fuzzy matches string fields only (use eq or in)",
+      },
+    ]);
+    expect(refused({ keyword: { state: 'started' } })[0]?.message).toBe(
+      "query.filter.keyword: 'state' holds object values; keyword matches string or number fields only (use eq or in)",
+    );
+    expect(refused({ like: { labelIds: 'a%' } })[0]?.message).toBe(
+      "query.filter.like: 'labelIds' holds array values; like matches string or number fields only (use eq or in)",
+    );
+    // a number field's text is matched by the operators that read numbers as text, and a string field by all
+    expect(() => compileFilter({ keyword: { priority: '2' }, startswith: { estimate: '3' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+    expect(() => compileFilter({ fuzzy: { title: 'login page' }, like: { url: '%linear%' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+    // nested paths have no declared type: they are matched as found
+    expect(() => compileFilter({ fuzzy: { 'state.name': 'started' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+  });
+
   it('allows every top-level record field and paths under it, no other field, and any path inside any', () => {
     expect(() => compileFilter({ eq: { 'state.name': 'x' } }, issues, 'r', { typos: exactWords })).not.toThrow();
     expect(() => compileFilter({ eq: { url: 'https://linear.app/x' } }, issues, 'r', { typos: exactWords })).not.toThrow();

@@ -415,7 +415,24 @@ class FilterCompiler {
     return withTextIndex(scope, exact, pattern);
   }
 
+  /**
+   * A problem when the manifest declares the field's values none of `matched` (a top-level field of the record):
+   * the operator could never find a record by it, and an empty answer would hide the mistake.
+   */
+  private mismatchedType(operator: string, field: FieldRef, at: string, matched: readonly string[]): RawBuilder<boolean> | undefined {
+    const { types } = field;
+    if (types === undefined || [...types].some((type) => matched.includes(type))) return undefined;
+    const declared = [...types].join(' or ');
+    return this.problem(
+      at,
+      'invalid_value',
+      `'${field.name}' holds ${declared} values; ${operator} matches ${matched.join(' or ')} fields only (use eq or in)`,
+    );
+  }
+
   private pattern(operator: 'like' | 'startswith' | 'endswith', field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const mismatch = this.mismatchedType(operator, field, at, ['string', 'number']);
+    if (mismatch) return mismatch;
     const text = this.text(operator, field, value, at);
     if (text === undefined) return sql<boolean>`false`;
     const pattern = operator === 'like' ? likePattern(text) : operator === 'startswith' ? `${escapeLike(text)}%` : `%${escapeLike(text)}`;
@@ -476,6 +493,8 @@ class FilterCompiler {
    * looked up before compiling (`typos`), and the field is asked for any of them.
    */
   private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const mismatch = this.mismatchedType('fuzzy', field, at, ['string']);
+    if (mismatch) return mismatch;
     const text = this.text('fuzzy', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
     const words = wordsOf(text);
@@ -498,6 +517,8 @@ class FilterCompiler {
    * underscore is part of the word ('snake' would not find "snake_case", nor "snake_case" itself).
    */
   private keyword(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const mismatch = this.mismatchedType('keyword', field, at, ['string', 'number']);
+    if (mismatch) return mismatch;
     const text = this.text('keyword', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
     const words = wordsOf(text);
