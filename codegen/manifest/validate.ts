@@ -7,7 +7,7 @@ import { getPath } from '../../runtime/paths.js';
 import { pathParamNames } from '../../runtime/request.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { didYouMean } from './authoring-rules.js';
-import type { Action, Entity, Manifest, Pagination } from '../generated/manifest.js';
+import type { Action, AuthOption, Entity, Manifest, Pagination } from '../generated/manifest.js';
 import { derivedDefaults } from '../normalize.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
 import { manifestSchema, type SchemaNode } from './schema.js';
@@ -93,6 +93,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   const report: Report = (segments, rule, message, atKey = false) =>
     diagnostics.push({ file: manifest.file, ...positionOf(manifest, segments, atKey), path: segments.join('.'), rule, message });
 
+  const carried = carriedByConnector(m);
   const configNames = new Set(Object.keys(m.config ?? {}));
   const checkTemplate = (template: string, segments: string[], credentialSets: Array<{ title: string; fields: Set<string> }>, keptTokens: Set<string>) => {
     for (const ref of templateReferences(template)) {
@@ -505,10 +506,75 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     }
     for (const [actionName, action] of Object.entries(entity.actions)) {
       checkAction(entityName, actionName, action, named, report);
+      checkCarriedCollisions(entityName, actionName, action, carried, report);
     }
   }
   checkConnectorCheck(m, report);
+  checkConnectorHeaders(m, report);
   return diagnostics;
+}
+
+/** The header an auth option sends its credential in, if it sends it in one. */
+function credentialHeaderOf(option: AuthOption): string | undefined {
+  if (option.type !== 'api_key') return 'Authorization';
+  return option.in === 'header' ? option.name : undefined;
+}
+
+/** A connector header that an auth option's credential header replaces on every request (rule auth-param-collision). */
+function checkConnectorHeaders(m: Manifest, report: Report): void {
+  for (const name of Object.keys(m.headers ?? {})) {
+    const option = m.auth.find((candidate) => credentialHeaderOf(candidate)?.toLowerCase() === name.toLowerCase());
+    if (option !== undefined)
+      report(
+        ['headers', name],
+        'auth-param-collision',
+        `header "${name}" is the one auth option "${option.option_title}" sends its credential in, which replaces this value on every request: remove it`,
+        true,
+      );
+  }
+}
+
+/** What a request carries besides its action's params: query params and headers (lowercase) that auth and the connector send, with who sends each. */
+interface Carried {
+  query: Map<string, string>;
+  headers: Map<string, string>;
+}
+
+function carriedByConnector(m: Manifest): Carried {
+  const carried: Carried = { query: new Map(), headers: new Map() };
+  for (const name of Object.keys(m.headers ?? {})) carried.headers.set(name.toLowerCase(), `the connector's header "${name}"`);
+  for (const option of m.auth) {
+    const who = `auth option "${option.option_title}"`;
+    const header = credentialHeaderOf(option);
+    if (header !== undefined) carried.headers.set(header.toLowerCase(), who);
+    else if (option.type === 'api_key') carried.query.set(option.name, who);
+    for (const name of Object.keys(option.headers ?? {})) carried.headers.set(name.toLowerCase(), who);
+  }
+  return carried;
+}
+
+/**
+ * A param (or constant_query value) an action sends under a name auth or the connector's headers already send
+ * (rule auth-param-collision): a query param would reach the vendor twice, a header would be replaced.
+ */
+function checkCarriedCollisions(entityName: string, actionName: string, action: Action, carried: Carried, report: Report): void {
+  const at = ['entities', entityName, 'actions', actionName];
+  for (const [name, param] of Object.entries(action.params ?? {})) {
+    const wire = param.wire ?? name;
+    const who = param.in === 'query' ? carried.query.get(wire) : param.in === 'header' ? carried.headers.get(wire.toLowerCase()) : undefined;
+    if (who !== undefined)
+      report(
+        [...at, 'params', name],
+        'auth-param-collision',
+        `${param.in} param "${name}" sends ${param.in} "${wire}", which ${who} sends on every request: remove the param (or rename what it sends with wire)`,
+        true,
+      );
+  }
+  for (const name of Object.keys(action.constant_query ?? {})) {
+    const who = carried.query.get(name);
+    if (who !== undefined)
+      report([...at, 'constant_query', name], 'auth-param-collision', `constant_query "${name}" is also sent by ${who} on every request: remove it`, true);
+  }
 }
 
 /**

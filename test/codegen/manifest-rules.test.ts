@@ -94,6 +94,12 @@ const examples: Record<string, Record<string, string>> = {
       '          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }',
     )(VALID),
   },
+  'auth-param-collision': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          Authorization: { in: header, schema: { type: string } }',
+    )(VALID),
+  },
   'variables-without-graphql': {
     'acme.yaml': swap(
       '          cursor: { in: query, schema: { type: string } }',

@@ -74,6 +74,36 @@ describe('manifest validation: precise errors for author mistakes', () => {
     expect(d).toMatchObject({ rule: 'duplicate-param', path: 'entities.widgets.actions.list.params.after', line: lineOf(yaml, 'after:'), column: 11 });
   });
 
+  it('a param or header that auth already sends on every request', () => {
+    const header = VALID.replace(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          auth: { in: header, wire: authorization, schema: { type: string } }',
+    );
+    const [d, ...rest] = diagnose(header);
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({
+      rule: 'auth-param-collision',
+      path: 'entities.widgets.actions.list.params.auth',
+      line: lineOf(header, 'auth: { in: header'),
+      column: 11,
+      message:
+        'header param "auth" sends header "authorization", which auth option "Token" sends on every request: remove the param (or rename what it sends with wire)',
+    });
+    const apiKey = VALID.replace(
+      '  - type: bearer\n    option_title: Token\n    token: "{{credentials.token}}"\n',
+      '  - type: api_key\n    option_title: Token\n    in: query\n    name: cursor\n    value: "{{credentials.token}}"\n',
+    ).replace('X-Account: "{{credentials.account}}"', 'Authorization: "{{credentials.account}}"');
+    expect(diagnose(apiKey).map((diagnostic) => [diagnostic.rule, diagnostic.path, diagnostic.message])).toEqual([
+      [
+        'auth-param-collision',
+        'entities.widgets.actions.list.params.cursor',
+        'query param "cursor" sends query "cursor", which auth option "Token" sends on every request: remove the param (or rename what it sends with wire)',
+      ],
+    ]);
+    const connectorHeader = VALID.replace('X-Account: "{{credentials.account}}"', 'authorization: "{{credentials.account}}"');
+    expect(diagnose(connectorHeader).map((diagnostic) => [diagnostic.rule, diagnostic.path])).toEqual([['auth-param-collision', 'headers.authorization']]);
+  });
+
   it('path template naming an undeclared param', () => {
     const yaml = VALID.replace('path: /widgets/{id}', 'path: /widgets/{widget_id}');
     const diagnostics = diagnose(yaml);
