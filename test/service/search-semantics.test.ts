@@ -375,7 +375,8 @@ function randomFilter(random: () => number, depth: number): Filter {
     case 'contains':
       return {
         [operator]: {
-          [pick(['title', 'project.s', 'project.n', 'labelIds'])]: pick([
+          // an array field takes contains (an element equal to the value), not startswith or endswith (a 400)
+          [pick(operator === 'contains' ? ['title', 'project.s', 'project.n', 'labelIds'] : ['title', 'project.s', 'project.n'])]: pick([
             'ref',
             'REF',
             'und',
