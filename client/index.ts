@@ -10,16 +10,50 @@
  */
 import type { ConnectorOperations, ConnectorRecords } from '../runtime/generated/types.js';
 import { BadRequestError, InternalError, UnauthorizedError, type SwitchyardError } from '../src/errors.js';
-import type { EntityOutcomeView } from '../src/context/sync/outcome-view.js';
-import type { ExecuteRequest, ExecuteResponse } from '../src/services/execution.js';
-import type { ConnectorListItem, ConnectorView, CreateConnectorInput, UpdateConnectorInput } from '../src/services/connectors.js';
-import type { InspectResponse, SkillDocsResponse, SkillMetadata } from '../src/services/inspection.js';
-import type { WorkspaceStatus } from '../src/db/schema.js';
-import type { WorkspaceDetail, WorkspaceRecord } from '../src/services/workspaces.js';
 import { errorFromResponse } from './errors.js';
 import { expiryOf, TokenCache, type IssuedToken } from './tokens.js';
+import type {
+  ConnectorListItem,
+  ConnectorView,
+  CreateConnectorInput,
+  EntityOutcomeView,
+  ExecuteRequest,
+  ExecuteResponse,
+  InspectResponse,
+  SkillDocsResponse,
+  SkillMetadata,
+  UpdateConnectorInput,
+  WorkspaceDetail,
+  WorkspaceRecord,
+  WorkspaceStatus,
+} from '../src/api-shapes.js';
 
 export { errorFromResponse } from './errors.js';
+// Every class a failed call throws, so a caller catches them from the client's own entry point.
+export {
+  AuthenticationError,
+  CredentialsError,
+  HostedOnlyError,
+  PrivateAddressError,
+  RateLimitedError,
+  SwitchyardError,
+  UnknownOperationError,
+  UpstreamError,
+  UpstreamRejectedError,
+  UpstreamTimeoutError,
+  ValidationError,
+} from '../runtime/errors.js';
+export {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  InternalError,
+  PayloadTooLargeError,
+  RequestValidationError,
+  ResourceNotFoundError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from '../src/errors.js';
 export type {
   ConnectorListItem,
   ConnectorView,
@@ -372,5 +406,3 @@ export class TypedConnector<T extends ConnectorType> {
     return response.result as SearchResult<Partial<RecordOf<T, E>>>;
   }
 }
-
-export type { SwitchyardError };

@@ -34,8 +34,8 @@ export interface SkillDocs {
 }
 
 /**
- * docs/connectors/ beside runtime/ in the repository, and beside dist/ in the library package (its build
- * copies the folder), so the same relative path serves both.
+ * docs/connectors/ beside runtime/ in the repository, and beside dist/runtime/ in the library package (its
+ * build copies the folder to dist/docs/), so the same relative path serves both.
  */
 export const SKILL_DOCS_DIR = new URL('../docs/connectors/', import.meta.url);
 

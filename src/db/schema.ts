@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { SyncMode, SyncStatus, WorkspaceStatus } from '../api-shapes.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -21,8 +22,6 @@ export interface ApiClientOrganizationsTable {
   client_id: string;
   organization_id: string;
 }
-
-export type WorkspaceStatus = 'active' | 'inactive';
 
 export interface WorkspacesTable {
   id: string;
@@ -102,11 +101,6 @@ export interface ContextSyncMissedTable {
   entity: string;
   record_id: string;
 }
-
-export type SyncStatus = 'initializing' | 'ready' | 'updating' | 'failed';
-
-/** How a sync reads an entity: every record (and marks unseen ones deleted), or only those changed since the high-water mark. */
-export type SyncMode = 'full' | 'incremental';
 
 export interface ContextSyncStateTable {
   connector_id: string;

@@ -13,7 +13,7 @@ import { type AuthOption, type ConnectorDefinition, type JsonObject } from '../.
 import { RequestValidationError, SwitchyardError } from '../errors.js';
 import { issueWidgetToken, TokenError, verifyWidgetToken, type WidgetTokenClaims } from '../security/tokens.js';
 import { credentialsSchema, replicationConfigSchema } from '../services/catalog.js';
-import { createConnector, getConnector, type ConnectorView } from '../services/connectors.js';
+import { createConnector, getConnector } from '../services/connectors.js';
 import { recordSubmission, releaseSubmission, takeSubmissionTurn } from '../services/connect-submissions.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from '../services/oauth-apps.js';
 import { completeConsent, ConsentError, consentFrameOrigin, startConsent } from '../services/oauth-flow.js';
@@ -27,6 +27,7 @@ import { keepOutOfCaches } from './no-store.js';
 import { workspaceNameSchema } from './workspaces.js';
 import { UUID_PATTERN } from '../uuid.js';
 import { webOrigin } from '../web-origin.js';
+import type { ConnectorView } from '../api-shapes.js';
 
 /** How long a second post of a form waits for the first, whose vendor check may take that long. */
 const SUBMISSION_WAIT_MS = 30_000;

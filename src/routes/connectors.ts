@@ -10,14 +10,13 @@ import {
   listConnectors,
   updateConnector,
   type CheckNewConnectorInput,
-  type CreateConnectorInput,
-  type UpdateConnectorInput,
 } from '../services/connectors.js';
 import { findWorkspace } from '../services/workspaces.js';
 import { ignored, ignoredProperties } from './request-acceptance.js';
 import { connectorSpecificationSchema } from './definitions.js';
 import { errorResponses, idParamsSchema, uuidSchema } from './shared-schemas.js';
 import { workspaceNameSchema } from './workspaces.js';
+import type { CreateConnectorInput, UpdateConnectorInput } from '../api-shapes.js';
 
 const nullableUuid = { type: ['string', 'null'], pattern: uuidSchema.pattern } as const;
 const timestamp = { type: 'string', format: 'date-time' } as const;

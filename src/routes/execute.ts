@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ClientClosedRequestError } from '../errors.js';
-import { executeOperation, type ExecuteRequest } from '../services/execution.js';
+import { executeOperation } from '../services/execution.js';
 import { errorResponses, idParamsSchema } from './shared-schemas.js';
+import type { ExecuteRequest } from '../api-shapes.js';
 
 const fieldPaths = {
   type: ['array', 'null'],

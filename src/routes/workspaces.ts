@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WorkspaceStatus } from '../db/schema.js';
 import { deleteWorkspace, getWorkspaceDetail, listWorkspaces, updateWorkspace, workspaceStats, type WorkspaceChanges } from '../services/workspaces.js';
 import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 import { publicBase } from './public-base.js';
+import type { WorkspaceStatus } from '../api-shapes.js';
 
 const TAGS = ['Workspaces'];
 const STATUSES = ['active', 'inactive'] as const;

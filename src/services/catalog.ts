@@ -6,6 +6,7 @@
  */
 import { connectorModules, type AuthOption, type ConnectorDefinition, type JsonObject } from '../../runtime/index.js';
 import { ResourceNotFoundError } from '../errors.js';
+import type { ConnectorSpecification, DetailedSourceTemplate, SummarizedSourceTemplate } from '../api-shapes.js';
 
 /** One entry of GET /api/v1/integrations/definitions/sources. */
 export interface DefinitionSummary {
@@ -13,12 +14,6 @@ export interface DefinitionSummary {
   name: string;
   iconUrl: string;
   supportLevel: string;
-}
-
-/** The reference's ConnectorSpecification: documentation link and the JSON Schema of the connector's settings. */
-export interface ConnectorSpecification {
-  documentationUrl: string | null;
-  connectionSpecification: JsonObject;
 }
 
 export interface AuthOptionDescription {
@@ -35,37 +30,6 @@ export interface DefinitionDetail {
   connector_type: string;
   auth_options: AuthOptionDescription[];
   replication_config_schema: JsonObject;
-}
-
-/** The template part of a connector record (the reference's DetailedSourceTemplate), built from the definition. */
-export interface DetailedSourceTemplate {
-  id: string;
-  name: string;
-  icon: string;
-  source_definition_id: string;
-  user_config_spec: ConnectorSpecification;
-  partial_default_config: Record<string, never>;
-  tags: string[];
-  mode: 'DIRECT';
-  is_experimental: boolean;
-  supports_context_store: boolean;
-  created_at: null;
-  updated_at: null;
-}
-
-/** The reference's SummarizedSourceTemplate, used in connector lists. */
-export interface SummarizedSourceTemplate {
-  id: string;
-  name: string;
-  icon: string;
-  connector_name: string;
-  actor_definition_id: string;
-  organization_id: null;
-  tags: string[];
-  mode: 'DIRECT';
-  supports_context_store: boolean;
-  created_at: null;
-  updated_at: null;
 }
 
 function definitions(): ConnectorDefinition[] {

@@ -17,13 +17,13 @@ import { createConnector, type Connector, type TokenRefresh } from '../../runtim
 import type { ServiceConfig } from '../config.js';
 import type { StoreChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
-import type { WorkspaceStatus } from '../db/schema.js';
 import { ResourceNotFoundError } from '../errors.js';
 import type { Keyring } from '../security/keyring.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { openCredentials, updateLockedCredentials } from './credentials.js';
 import { StoreTokenCoordinator } from './token-coordinator.js';
 import { upstreamOptions } from './upstream-options.js';
+import type { WorkspaceStatus } from '../api-shapes.js';
 
 export const DEFAULT_MAX_STALENESS_MS = 30_000;
 const DEFAULT_MAX_ENTRIES = 1_000;

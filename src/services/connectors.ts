@@ -16,15 +16,7 @@ import { announceChange } from '../db/changes.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
-import {
-  definitionById,
-  definitionByType,
-  detailedSourceTemplate,
-  knownConnectorTypes,
-  summarizedSourceTemplate,
-  type DetailedSourceTemplate,
-  type SummarizedSourceTemplate,
-} from './catalog.js';
+import { definitionById, definitionByType, detailedSourceTemplate, knownConnectorTypes, summarizedSourceTemplate } from './catalog.js';
 import {
   assertCheckSucceeded,
   assertConfiguredHostsCallable,
@@ -39,64 +31,25 @@ import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { connectorInstance } from './execution.js';
 import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
 import { newResourceId } from './ids.js';
+import type {
+  ConnectorIdentity,
+  ConnectorListItem,
+  ConnectorView,
+  CreateConnectorInput,
+  UpdateConnectorInput,
+} from '../api-shapes.js';
 
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
-
-export interface CreateConnectorInput {
-  workspace_name: string;
-  definition_id?: string | null;
-  connector_type?: string | null;
-  /** Absent: the display name of the connector kind. */
-  name?: string | null;
-  credentials?: Record<string, unknown> | null;
-  replication_config?: Record<string, unknown> | null;
-}
 
 /** Whether create and update make the manifest's check read first (the query parameter check, default true). */
 export interface CheckChoice {
   check: boolean;
 }
 
-export interface UpdateConnectorInput {
-  name?: string | null;
-  credentials?: Record<string, unknown> | null;
-  replication_config?: Record<string, unknown> | null;
-}
-
 export interface ListConnectorsFilter {
   workspace_name?: string;
   workspace_id?: string;
   definition_id?: string;
-}
-
-/** Fields Switchyard adds to the reference's connector shapes. */
-interface ConnectorIdentity {
-  workspace_id: string;
-  workspace_name: string;
-  connector_type: string;
-  definition_id: string;
-  /** Title of the credential option in use (a name, never a value). */
-  auth_option: string;
-}
-
-/** The reference's ConnectorSourceCreate/Get/UpdateResponse plus ConnectorIdentity. Holds no credential value. */
-export interface ConnectorView extends ConnectorIdentity {
-  id: string;
-  name: string;
-  source_template: DetailedSourceTemplate;
-  replication_config: Record<string, unknown>;
-  entities: null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The reference's ConnectorSourceListItem plus ConnectorIdentity. */
-export interface ConnectorListItem extends ConnectorIdentity {
-  id: string;
-  name: string;
-  summarized_source_template: SummarizedSourceTemplate;
-  created_at: string;
-  updated_at: string;
 }
 
 type RowWithWorkspace = ConnectorRow & { workspace_name: string };

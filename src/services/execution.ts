@@ -12,32 +12,7 @@ import { contextStoreSearch } from '../context/search.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { assertWorkspaceActive } from './workspaces.js';
 import { observeUpstream } from '../observability/observer.js';
-
-/** The execute request body (the reference's ConnectorExecuteRequest). */
-export interface ExecuteRequest {
-  entity: string;
-  action: string;
-  /** null means no params. */
-  params?: Record<string, unknown> | null;
-  /** Dot paths to keep in each returned record; wins over exclude_fields. */
-  select_fields?: string[] | null;
-  /** Dot paths to remove from each returned record. */
-  exclude_fields?: string[] | null;
-  /** Accepted for compatibility: Switchyard never truncates fields. */
-  skip_truncation?: boolean;
-  /** Accepted for compatibility: a caller's note on why it runs the action; not stored. */
-  intent?: string | null;
-}
-
-/** The reference's ConnectorExecuteResponse. */
-export interface ExecuteResponse {
-  status: 'success';
-  /** The records: an array for actions returning many (list, api_search), an object otherwise. */
-  result: unknown;
-  /** The connector kind's native pagination keys, plus next_params when there is a next page; {} for actions that do not paginate. */
-  connector_metadata: Record<string, unknown>;
-  execution_metadata: { connector_instance_id: string; execution_time_ms: number };
-}
+import type { ExecuteRequest, ExecuteResponse } from '../api-shapes.js';
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
 

@@ -13,18 +13,18 @@ import {
   type ContentBlock,
   type ConnectorDefinition,
   type EntityDefinition,
-  type JsonObject,
   type JsonValue,
   type ParamDefinition,
   type SkillDocs,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { semanticIndexStatus } from '../context/semantic/indexer.js';
-import { connectorReadiness, type ContextStoreReadiness } from '../context/sync/state.js';
+import { connectorReadiness } from '../context/sync/state.js';
 import { BadRequestError, ResourceNotFoundError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import type { SkillLibrary } from './skill-library.js';
 import { findWorkspace } from './workspaces.js';
+import type { ActionCatalog, EntityCatalog, InspectResponse, ParamCatalog, SkillDocsResponse, SkillMetadata } from '../api-shapes.js';
 
 /** The skill id of a connector kind's docs (GET /api/v1/skills/docs?id=...). */
 export function docsSkillId(connectorType: string): string {
@@ -49,75 +49,10 @@ const LIMIT_KEYWORDS = [
   'maxProperties',
 ] as const;
 
-export interface ParamCatalog {
-  name: string;
-  location: ParamDefinition['in'];
-  required: boolean;
-  type: JsonValue | null;
-  description: string | null;
-  enum?: JsonValue[];
-  default?: JsonValue;
-  limits: Record<string, JsonValue>;
-  /** The param's full JSON Schema (items, properties...). */
-  schema: JsonObject;
-  /** Other names the param is accepted under (e.g. the name Airbyte's clients send). */
-  aliases?: string[];
-}
-
-export interface ActionCatalog {
-  name: string;
-  description: string | null;
-  /** many: result is an array of records; one: result is an object. */
-  result: 'many' | 'one';
-  idempotent: boolean;
-  destructive: boolean;
-  params: ParamCatalog[];
-  /** The caller must give at least one of these params. */
-  at_least_one_of?: string[];
-  /** The caller may give at most one of these params. */
-  at_most_one_of?: string[];
-  /** Fields beyond the declared params are sent in the request body. */
-  accepts_additional_params: boolean;
-  /** null for actions that do not paginate. */
-  pagination: { style: string; block_keys: string[] } | null;
-  /**
-   * The universal `limit` param (the most records to return) of actions returning many records that do
-   * not declare `limit` themselves: the page-size param it becomes (clamped to minimum..maximum), or
-   * null when it cuts the returned page. Absent when the action has none.
-   */
-  limit?: { page_size_param: string | null; minimum: number | null; maximum: number | null; description: string };
-}
-
 function universalLimit(action: ActionDefinition): ActionCatalog['limit'] {
   const plan = limitPlan(action);
   if (plan === undefined) return undefined;
   return { page_size_param: plan.param ?? null, minimum: plan.minimum ?? null, maximum: plan.maximum ?? null, description: limitDescription(plan) };
-}
-
-export interface EntityCatalog {
-  name: string;
-  description: string;
-  /** id_field: the id's dot path, or the fields that together identify a record without an id of its own. */
-  record: { id_field: string | string[]; fields: Record<string, JsonObject> };
-  search: { fields: string[]; semantic: Array<{ field: string; context_window: number }> };
-  actions: ActionCatalog[];
-}
-
-export interface InspectResponse {
-  connector_id: string;
-  name: string;
-  workspace_id: string;
-  organization_id: string;
-  source_definition_id: string;
-  source_definition_name: string | null;
-  source_config_template_id: string;
-  docs_skill_id: string;
-  /** Sync state per entity of the context store; null for a connector type this service no longer offers. */
-  context_store_readiness: ContextStoreReadiness | null;
-  warnings: string[];
-  connector_type: string;
-  entities: EntityCatalog[];
-  usage_guidance: string;
 }
 
 function paramCatalog(name: string, param: ParamDefinition): ParamCatalog {
@@ -243,25 +178,6 @@ export async function inspectConnector(ctx: ServiceContext, organizationId: stri
 /* ----- skill docs (GET /api/v1/skills, GET /api/v1/skills/docs) ----- */
 
 const SKILL_PREFIX = 'connector:';
-
-export interface SkillMetadata {
-  id: string;
-  kind: 'connector_source';
-  title: string;
-  summary: string;
-  tags: string[];
-  provenance: string;
-  version: string;
-  freshness: { state: 'static'; checked_at: null };
-  warnings: string[];
-}
-
-export interface SkillDocsResponse {
-  metadata: SkillMetadata;
-  outline: Array<{ id: string; title: string; summary: string; available: true }>;
-  section_id: string | null;
-  content: ContentBlock[];
-}
 
 function skillIds(): string[] {
   return Object.keys(connectorModules).sort().map(docsSkillId);

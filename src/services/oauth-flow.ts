@@ -18,11 +18,12 @@ import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
 import type { WidgetTokenClaims } from '../security/tokens.js';
-import { checkReplicationConfig, createConnector, type ConnectorView } from './connectors.js';
+import { checkReplicationConfig, createConnector } from './connectors.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import { consentOptions, findOAuthApp, type ConsentOption } from './oauth-apps.js';
 import { getTemplateRow, presetConfig, templateDefinition, type TemplateRow } from './source-templates.js';
 import { signInUrl } from './upstream-options.js';
+import type { ConnectorView } from '../api-shapes.js';
 
 /** How long an end user has to finish consenting at the vendor. */
 export const CONSENT_TTL_SECONDS = 600;

@@ -6,8 +6,9 @@
  */
 import { connectorModules } from '../../runtime/index.js';
 import { BadRequestError } from '../errors.js';
-import { skillMetadata, type SkillMetadata } from './inspection.js';
+import { skillMetadata } from './inspection.js';
 import { words, type IndexedSection, type SkillLibrary } from './skill-library.js';
+import type { SkillMetadata } from '../api-shapes.js';
 
 export interface SkillSectionMatch {
   section_id: string;

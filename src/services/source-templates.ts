@@ -11,8 +11,9 @@ import type { ConnectorDefinition, JsonObject } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import type { SourceTemplateMode, SourceTemplatesTable } from '../db/schema.js';
 import { BadRequestError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
-import { connectorSpecification, definitionById, type ConnectorSpecification } from './catalog.js';
+import { connectorSpecification, definitionById } from './catalog.js';
 import { newResourceId } from './ids.js';
+import type { ConnectorSpecification } from '../api-shapes.js';
 
 export type TemplateRow = Selectable<SourceTemplatesTable>;
 export type TagsMode = 'all' | 'any';

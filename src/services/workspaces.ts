@@ -2,13 +2,14 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { announceChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
 import type { ServiceContext } from '../service-context.js';
-import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/schema.js';
+import type { DatabaseSchema, WorkspacesTable } from '../db/schema.js';
 import { BadRequestError, ConflictError, ForbiddenError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
 import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { newResourceId } from './ids.js';
 import { UUID_PATTERN } from '../uuid.js';
+import type { WorkspaceDetail, WorkspaceRecord, WorkspaceStatus } from '../api-shapes.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
@@ -56,22 +57,6 @@ export function assertWorkspaceActive(workspace: Pick<WorkspaceRow, 'id' | 'name
 
 // ---------------------------------------------------------------------------------------------
 // Administration: list (keyset pagination), stats, get, update, delete.
-
-/** A workspace as the API returns it (the reference's WorkspaceGetResponse, plus connector_count on get/update). */
-export interface WorkspaceRecord {
-  id: string;
-  name: string;
-  organization_id: string;
-  status: WorkspaceStatus;
-  /** Switchyard has no Context Store cache: always null ("inherit from organization"). */
-  cache_enabled: null;
-  tombstone: boolean;
-  /** Every client of the organization sees every workspace. */
-  visibility: 'shared';
-  color: null;
-  created_at: string;
-  updated_at: string;
-}
 
 function iso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
@@ -209,8 +194,6 @@ async function connectorCount(db: Db, organizationId: string, workspaceId: strin
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
-
-export type WorkspaceDetail = WorkspaceRecord & { connector_count: number };
 
 export async function getWorkspaceDetail(db: Db, organizationId: string, id: string): Promise<WorkspaceDetail> {
   const row = await findWorkspace(db, organizationId, id);

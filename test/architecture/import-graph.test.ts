@@ -26,6 +26,10 @@ const KNOWN_EXCEPTIONS = new Set(['src/mcp/cli.ts imports ../../client/index.js'
 /** npm packages the library room may use: what packages/switchyard declares, plus Node's own modules. */
 const RUNTIME_PACKAGES = new Set(['ky', 'ajv', 'ajv-formats', 'commander']);
 
+/** What the library package carries besides the runtime: the typed client, and the two service modules it reads. */
+const CLIENT_PACKAGES = new Set(['jose']);
+const SHIPPED_SERVICE_MODULES = new Set(['src/api-shapes.ts', 'src/errors.ts']);
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(REPO_ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
@@ -85,6 +89,26 @@ describe('the import graph', () => {
     }
     expect(violations).toEqual([]);
     const declared = JSON.parse(readFileSync(path.join(REPO_ROOT, 'packages/switchyard/package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(declared.dependencies).sort()).toEqual([...RUNTIME_PACKAGES].sort());
+    expect(Object.keys(declared.dependencies).sort()).toEqual([...RUNTIME_PACKAGES, ...CLIENT_PACKAGES].sort());
+  });
+
+  it('keeps the client and the service modules it ships with in the library package free of the rest of the service', () => {
+    const shipped = [...sourceFiles('client'), ...SHIPPED_SERVICE_MODULES];
+    const violations: string[] = [];
+    for (const file of shipped) {
+      for (const specifier of importsOf(file)) {
+        if (specifier.startsWith('node:')) continue;
+        if (!specifier.startsWith('.')) {
+          if (!CLIENT_PACKAGES.has(specifier.split('/')[0] as string)) violations.push(`${file} imports ${specifier}`);
+          continue;
+        }
+        const target = path.relative(REPO_ROOT, path.resolve(REPO_ROOT, path.dirname(file), specifier)).replace(/\.js$/, '.ts');
+        const top = target.split(path.sep)[0];
+        if (top === 'client' || top === 'runtime' || SHIPPED_SERVICE_MODULES.has(target)) continue;
+        violations.push(`${file} imports ${specifier}`);
+      }
+    }
+    expect(shipped.length).toBeGreaterThan(3);
+    expect(violations).toEqual([]);
   });
 });

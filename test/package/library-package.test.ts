@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startTestService } from '../support/service.js';
 import { REPO_ROOT } from '../support/spawn-service.js';
 
 const run = promisify(execFile);
@@ -25,6 +26,37 @@ function readmeLibraryExamples(): string[] {
   if (blocks.length === 0) throw new Error('no ts block in the Library mode section of README.md');
   return blocks;
 }
+
+/** The typed client of a running service, from the same package (switchyard/client), with the library's error classes. */
+const CLIENT_EXAMPLE = `import { ResourceNotFoundError, SwitchyardClient, ValidationError } from 'switchyard/client';
+
+const client = new SwitchyardClient({
+  baseUrl: process.env.SWITCHYARD_URL ?? '',
+  credentials: { clientId: process.env.CLIENT_ID ?? '', clientSecret: process.env.CLIENT_SECRET ?? '' },
+});
+const created = await client.connectors.create(
+  {
+    workspace_name: 'default',
+    connector_type: 'jira',
+    name: 'Jira',
+    credentials: { email: 'me@acme.com', api_token: 'jira-token-0001' },
+    replication_config: { subdomain: 'acme' },
+  },
+  { check: false },
+);
+const jira = client.connector('jira', created.id);
+const issue = await jira.execute('issues', 'get', { issueIdOrKey: 'ABC-1' });
+const key: string | null = issue.data.key;
+const invalid = await client.execute(created.id, { entity: 'issues', action: 'get', params: {} }).catch((error: unknown) => error);
+const missing = await client.connectors.get('0190a5a4-0000-7000-8000-000000000000').catch((error: unknown) => error);
+console.log(
+  JSON.stringify({
+    key,
+    invalid: invalid instanceof ValidationError ? 'ValidationError' : String(invalid),
+    missing: missing instanceof ResourceNotFoundError ? 'ResourceNotFoundError' : String(missing),
+  }),
+);
+`;
 
 /** What the README's later examples take as given: the values an application has at hand. */
 const EXAMPLE_GIVENS = `declare const process: { env: Record<string, string | undefined> };
@@ -59,13 +91,19 @@ describe('the library package', { timeout: 900_000 }, () => {
     const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PACKAGE_DIR, maxBuffer: 64 * 1024 * 1024 });
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info?.files.map((f) => f.path) ?? [];
-    expect(files).toContain('dist/index.js');
-    expect(files).toContain('dist/index.d.ts');
-    expect(files).toContain('dist/generated/jira/validators.js');
+    expect(files).toContain('dist/runtime/index.js');
+    expect(files).toContain('dist/runtime/index.d.ts');
+    expect(files).toContain('dist/runtime/generated/jira/validators.js');
+    expect(files).toContain('dist/client/index.js');
+    expect(files).toContain('dist/client/index.d.ts');
     // Skill docs ship once, as the generated Markdown the runtime reads.
-    expect(files).toContain('docs/connectors/jira.md');
+    expect(files).toContain('dist/docs/connectors/jira.md');
     expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE']));
-    expect(files.filter((f) => !/^(dist\/|docs\/connectors\/[a-z0-9-]+\.md$|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
+    expect(
+      files.filter(
+        (f) => !/^(dist\/(runtime|client)\/|dist\/docs\/connectors\/[a-z0-9-]+\.md$|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f),
+      ),
+    ).toEqual(['dist/src/api-shapes.d.ts', 'dist/src/api-shapes.js', 'dist/src/errors.d.ts', 'dist/src/errors.js']);
     expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toBe(false);
 
     const project = path.join(dir, 'consumer');
@@ -76,12 +114,15 @@ describe('the library package', { timeout: 900_000 }, () => {
       dependencies: Record<string, { dependencies?: Record<string, unknown> }>;
     };
     const names = Object.keys(installed.dependencies.switchyard?.dependencies ?? {}).sort();
-    expect(names).toEqual(['ajv', 'ajv-formats', 'commander', 'ky']);
+    expect(names).toEqual(['ajv', 'ajv-formats', 'commander', 'jose', 'ky']);
 
     // The first example runs; every one compiles under --strict.
-    const examples = readmeLibraryExamples().map((code, i) => ({ file: i === 0 ? 'example.ts' : `example-${i + 1}.ts`, code }));
+    const examples = [
+      ...readmeLibraryExamples().map((code, i) => ({ file: i === 0 ? 'example.ts' : `example-${i + 1}.ts`, code })),
+      { file: 'client-example.ts', code: CLIENT_EXAMPLE },
+    ];
     for (const { file, code } of examples) writeFileSync(path.join(project, file), code.includes('import ') ? code : `export {};\n${code}`);
-    expect(examples.length).toBeGreaterThanOrEqual(2);
+    expect(examples.length).toBeGreaterThanOrEqual(3);
     writeFileSync(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -127,6 +168,21 @@ describe('the library package', { timeout: 900_000 }, () => {
     const pasted = await failed([], '{"api_token":"pat-S3CRET-9f1e\\n","account_id":"1"}');
     expect(JSON.parse(pasted.stderr)).toMatchObject({ error_code: 'invalid_credentials', errors: [{ field: 'credentials.api_token', rule: 'line_break' }] });
     expect(pasted.stderr).not.toContain('pat-S3CRET');
+
+    // The client, run with plain node against a service on 127.0.0.1 whose Jira is the stand-in.
+    const service = await startTestService('pglite', { upstreamBaseUrls: { jira: jiraUrl } });
+    try {
+      const tenant = await createTenant(service);
+      const client = await run(process.execPath, [path.join(project, 'out', 'client-example.js')], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', SWITCHYARD_URL: service.url, CLIENT_ID: tenant.clientId, CLIENT_SECRET: tenant.clientSecret },
+      });
+      expect(client.stderr).toBe('');
+      expect(JSON.parse(client.stdout)).toEqual({ key: 'ABC-1', invalid: 'ValidationError', missing: 'ResourceNotFoundError' });
+      expect(seen).toContain(`GET /rest/api/3/issue/ABC-1 Basic ${Buffer.from('me@acme.com:jira-token-0001').toString('base64')}`);
+    } finally {
+      await service.close();
+    }
 
     const docsScript =
       "const d = await (await import('switchyard')).loadSkillDocs('jira'); console.log(JSON.stringify([d.version, d.sections.map((s) => s.id).slice(0, 3), d.sections[2].blocks[0]]));";

@@ -20,7 +20,6 @@ import {
   type ConnectorDefinition,
   type EntityDefinition,
 } from '../../../runtime/index.js';
-import type { SyncMode } from '../../db/schema.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
@@ -57,6 +56,7 @@ import { eachParams, rangeParams, timeRanges } from './repeated-lists.js';
 import { deletedFeedOf, deletedIds, deletionsSince, feedRangeParams, type DeletedFeed } from './deleted-feed.js';
 import { confirmMissedDeletions } from './confirm-deletion.js';
 import { RemovedRecords } from './removed.js';
+import type { EntityOutcomeStatus, SyncMode } from '../../api-shapes.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -100,7 +100,7 @@ export interface SyncProgress {
 
 export interface EntityOutcome {
   entity: string;
-  status: 'ready' | 'failed' | 'skipped';
+  status: EntityOutcomeStatus;
   /** How the entity was read; absent when the sync stopped before deciding. */
   mode?: SyncMode;
   records: number;

@@ -6,7 +6,7 @@
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
 import { formatInstant } from '../../../runtime/instants.js';
 import { getPath } from '../../../runtime/paths.js';
-import type { SyncMode } from '../../db/schema.js';
+import type { SyncMode } from '../../api-shapes.js';
 
 export type ChangeFilter = NonNullable<SearchDefinition['incremental']>;
 

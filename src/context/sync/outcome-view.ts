@@ -1,19 +1,5 @@
 import type { EntityOutcome } from './engine.js';
-
-/** How an entity's sync outcome is shown to callers: the `results` of POST .../sync and `switchyard sync --json`. */
-export interface EntityOutcomeView {
-  entity: string;
-  status: EntityOutcome['status'];
-  mode?: NonNullable<EntityOutcome['mode']>;
-  records: number;
-  changed: number;
-  deleted: number;
-  unconfirmed_deletions: number;
-  pages: number;
-  record_count: number;
-  seconds: number;
-  reason?: string;
-}
+import type { EntityOutcomeView } from '../../api-shapes.js';
 
 export function entityOutcomeView(outcome: EntityOutcome): EntityOutcomeView {
   return {

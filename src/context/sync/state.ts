@@ -5,15 +5,13 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
-import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
+import type { DatabaseSchema } from '../../db/schema.js';
 import { governingChangeFilter, type IncrementalState } from './incremental.js';
 import { forgetMissedRecords, forgetSeen, liveCount, markDeleted, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
+import type { ConfiguredCacheEntity, ContextStoreReadiness, ReadinessStatus, SyncMode, SyncStatus } from '../../api-shapes.js';
 
 type Db = Kysely<DatabaseSchema>;
-
-/** Stored statuses, plus `not_synced` for an entity no sync has started for yet. */
-export type ReadinessStatus = SyncStatus | 'not_synced';
 
 export interface EntityReadiness {
   entity: string;
@@ -127,44 +125,6 @@ export async function entityReadiness(db: Db, connectorId: string, entity: strin
   const problem = definition ? syncProblem(definition, entity) : 'the connector does not exist or its type is no longer offered';
   const [row] = await stateRows(db, connectorId, entity);
   return fromRow(connectorId, row, entity, problem);
-}
-
-/** The reference's ConnectorInspectConfiguredCacheEntity, plus Switchyard's sync details. */
-export interface ConfiguredCacheEntity {
-  entity: string;
-  status: ReadinessStatus;
-  ready_for_search: boolean;
-  supported: boolean;
-  entity_count: number;
-  /** End of the last complete sync. */
-  updated_at: string | null;
-  semantic_search_status: Array<{ field: string; status: 'INDEXING' | 'READY' }>;
-  reason: string | null;
-  pages: number;
-  started_at: string | null;
-  finished_at: string | null;
-  /** incremental when the manifest declares the entity's change filter (syncs between full sweeps ask only for changes), else full. */
-  mode: SyncMode;
-  /** Mode of the last sync started, or null before the first. */
-  last_mode: SyncMode | null;
-  /** Latest change time read by the complete syncs (incremental entities), or null. */
-  high_water_mark: string | null;
-  /** Start of the last complete full walk (which marks records no longer listed as deleted), or null. */
-  last_full_sweep_at: string | null;
-  /** Live records the last complete full walk did not read: the next full walk (the next sync) marks them deleted if it misses them too. */
-  unconfirmed_deletions: number;
-  /** When the next sync walks everything again (incremental entities; in the past when it is due, as with unconfirmed deletions), or null. */
-  next_full_sweep_at: string | null;
-  /** Seconds since the start of the last complete sync: a change made upstream before then is in the store. Null before the first. */
-  lag_seconds: number | null;
-}
-
-/** The reference's ConnectorInspectContextStoreReadiness. */
-export interface ContextStoreReadiness {
-  connector_id: string;
-  source_definition_id: string;
-  supported_context_store_entities: Array<{ entity: string; suggested: boolean }>;
-  configured_cache_entities: ConfiguredCacheEntity[];
 }
 
 /**
