@@ -31,13 +31,7 @@ import { dropDeletedConnectorIndexes } from './connector-indexes.js';
 import { connectorInstance } from './execution.js';
 import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
 import { newResourceId } from './ids.js';
-import type {
-  ConnectorIdentity,
-  ConnectorListItem,
-  ConnectorView,
-  CreateConnectorInput,
-  UpdateConnectorInput,
-} from '../api-shapes.js';
+import type { ConnectorIdentity, ConnectorListItem, ConnectorView, CreateConnectorInput, UpdateConnectorInput } from '../api-shapes.js';
 
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 

@@ -145,6 +145,34 @@ describe('compileFilter', () => {
     expect(() => compileFilter({ fuzzy: { 'state.name': 'started' } }, issues, 'r', { typos: exactWords })).not.toThrow();
   });
 
+  it('bounds what a filter asks of the database: comparisons in all, and the depth and text of a value compared whole', () => {
+    const compile = (filter: unknown) => compileFilter(filter, issues, 'r', { typos: exactWords });
+    const values = (count: number) => Array.from({ length: count }, (_, index) => `v${index}`);
+    // 200 comparisons in all, wherever they are; an in of 1000 values is one
+    const paths = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`state.k${index}`, 1]));
+    expect(() => compile({ eq: paths(199), in: { title: values(1000) } })).not.toThrow();
+    const over = thrown(() => compile({ eq: paths(199), and: [{ eq: { title: 'a' } }, { eq: { title: 'b' } }] }));
+    expect(over.issues).toEqual([
+      {
+        field: 'query.filter.and[1].eq',
+        rule: 'too_many',
+        message: 'query.filter.and[1].eq: a filter makes at most 200 comparisons in all (each field of an operator is one)',
+      },
+    ]);
+    const branches = Array.from({ length: 10 }, () => ({ or: Array.from({ length: 100 }, (_, index) => ({ eq: { title: `t${index}` } })) }));
+    expect(thrown(() => compile({ and: branches })).issues.map((issue) => issue.rule)).toEqual(['too_many']);
+    // a value nested deeper than 32 levels (5000 overflowed the stack: a 500), or holding long text inside
+    const deep = Array.from({ length: 5000 }).reduce<unknown>((inner) => [inner], 1);
+    expect(thrown(() => compile({ eq: { state: deep } })).issues).toEqual([
+      { field: 'query.filter.eq', rule: 'too_deep', message: "query.filter.eq: the value for 'state' nests deeper than 32 levels" },
+    ]);
+    expect(thrown(() => compile({ array_contains: { labelIds: [{ a: { b: deep } }] } })).issues[0]?.rule).toBe('too_deep');
+    expect(thrown(() => compile({ eq: { state: { name: 'x'.repeat(1001) } } })).issues[0]?.message).toBe(
+      "query.filter.eq: the value for 'state' holds text longer than 1000 characters",
+    );
+    expect(() => compile({ eq: { state: Array.from({ length: 31 }).reduce<unknown>((inner) => ({ a: inner }), 'x') } })).not.toThrow();
+  });
+
   it('allows every top-level record field and paths under it, no other field, and any path inside any', () => {
     expect(() => compileFilter({ eq: { 'state.name': 'x' } }, issues, 'r', { typos: exactWords })).not.toThrow();
     expect(() => compileFilter({ eq: { url: 'https://linear.app/x' } }, issues, 'r', { typos: exactWords })).not.toThrow();

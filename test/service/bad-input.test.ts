@@ -112,6 +112,26 @@ describe('bad input is a 4xx in the envelope', () => {
     });
     expect(deep.status).toBe(400);
     expect(deep.body.errors[0]?.field).toBe('params.query.filter.eq.first_name');
+    // An unpaired surrogate is no character (PostgreSQL refused it as JSON: a 500); a pair (an emoji) is one.
+    for (const [filter, field] of [
+      [{ eq: { first_name: 'ab\udc00cd' } }, 'params.query.filter.eq.first_name'],
+      [{ in: { first_name: ['x', '\ud83d'] } }, 'params.query.filter.in.first_name.1'],
+      [{ eq: { 'first_name\ud800': 'x' } }, 'params.query.filter.eq.first_name\ud800'],
+    ] as const) {
+      const lone = await tenant.api.post<ErrorBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+        entity: 'users',
+        action: 'context_store_search',
+        params: { query: { filter } },
+      });
+      expect(lone.status, field).toBe(400);
+      expect(lone.body.errors[0], field).toMatchObject({ field, error_code: 'unpaired_surrogate' });
+    }
+    const pair = await tenant.api.post<ErrorBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'users',
+      action: 'context_store_search',
+      params: { query: { filter: { eq: { first_name: 'ok \ud83d\ude00' } } } },
+    });
+    expect(pair.body.errors?.[0]?.error_code).not.toBe('unpaired_surrogate');
     // Free text may hold newlines (a note, a message body): only names refuse them.
     const update = await tenant.api.put<ErrorBody>(`/api/v1/integrations/connectors/${connectorId}`, { replication_config: { sync_interval_minutes: 0 } });
     expect(update.status).toBe(200);
