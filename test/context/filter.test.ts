@@ -141,6 +141,10 @@ describe('compileFilter', () => {
     // a number field's text is matched by the operators that read numbers as text, and a string field by all
     expect(() => compileFilter({ keyword: { priority: '2' }, startswith: { estimate: '3' } }, issues, 'r', { typos: exactWords })).not.toThrow();
     expect(() => compileFilter({ fuzzy: { title: 'login page' }, like: { url: '%linear%' } }, issues, 'r', { typos: exactWords })).not.toThrow();
+    expect(refused({ any: { title: { eq: { $: 'x' } } } })[0]?.message).toBe(
+      "query.filter.any: 'title' is not an array field; any applies to arrays (filter the field itself instead)",
+    );
+    expect(() => compileFilter({ any: { labelIds: { eq: { $: 'x' } } } }, issues, 'r', { typos: exactWords })).not.toThrow();
     // nested paths have no declared type: they are matched as found
     expect(() => compileFilter({ fuzzy: { 'state.name': 'started' } }, issues, 'r', { typos: exactWords })).not.toThrow();
   });

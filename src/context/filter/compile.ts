@@ -594,6 +594,10 @@ class FilterCompiler {
     for (const [name, nested] of Object.entries(operand)) {
       const field = this.field(name, at, scope);
       if (!field) continue;
+      if (only(field.types, 'string', 'number', 'boolean', 'object')) {
+        parts.push(this.problem(at, 'invalid_filter', `'${field.name}' is not an array field; any applies to arrays (filter the field itself instead)`));
+        continue;
+      }
       this.elementAliases += 1;
       const alias = `_any${this.elementAliases}`;
       const element: Scope = { base: sql.ref(`${alias}.value`), record: false };
