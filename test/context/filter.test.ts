@@ -165,6 +165,16 @@ describe('compileFilter', () => {
     ]);
     const branches = Array.from({ length: 10 }, () => ({ or: Array.from({ length: 100 }, (_, index) => ({ eq: { title: `t${index}` } })) }));
     expect(thrown(() => compile({ and: branches })).issues.map((issue) => issue.rule)).toEqual(['too_many']);
+    // 2000 values in all the in operators of a filter (100 of 1000 overflowed a statement's parameters: a 503)
+    expect(() => compile({ and: [{ in: { title: values(1000) } }, { in: { url: values(1000) } }] })).not.toThrow();
+    const manyIn = thrown(() => compile({ and: Array.from({ length: 100 }, () => ({ in: { title: values(1000) } })) }));
+    expect(manyIn.issues).toEqual([
+      {
+        field: 'query.filter.and[2].in',
+        rule: 'too_many',
+        message: 'query.filter.and[2].in: the in operators of a filter take at most 2000 values in all',
+      },
+    ]);
     // a value nested deeper than 32 levels (5000 overflowed the stack: a 500), or holding long text inside
     const deep = Array.from({ length: 5000 }).reduce<unknown>((inner) => [inner], 1);
     expect(thrown(() => compile({ eq: { state: deep } })).issues).toEqual([

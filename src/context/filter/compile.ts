@@ -53,6 +53,8 @@ export const MAX_TEXT_LENGTH = 1000;
 export const MAX_FILTER_COMPARISONS = 200;
 /** Levels of nesting of a comparison value (an object or array compared whole). */
 export const MAX_VALUE_DEPTH = 32;
+/** Values of every `in` of a filter together: each value is a condition (an `in` is their OR) and up to five query parameters, of the 65 535 a statement takes. */
+export const MAX_FILTER_IN_VALUES = 2000;
 const MAX_ISSUES = 50;
 
 /**
@@ -155,6 +157,7 @@ class FilterCompiler {
   private elementAliases = 0;
   private readonly fuzzyWords = new Set<string>();
   private comparisonsCounted = 0;
+  private inValuesCounted = 0;
 
   constructor(
     private readonly entity: EntityDefinition,
@@ -434,6 +437,12 @@ class FilterCompiler {
       );
     }
     if (value.length > MAX_IN_VALUES) return this.problem(at, 'too_many', `in on '${field.name}' takes at most ${MAX_IN_VALUES} values`);
+    const before = this.inValuesCounted;
+    this.inValuesCounted += value.length;
+    if (this.inValuesCounted > MAX_FILTER_IN_VALUES) {
+      if (before > MAX_FILTER_IN_VALUES) return sql<boolean>`false`;
+      return this.problem(at, 'too_many', `the in operators of a filter take at most ${MAX_FILTER_IN_VALUES} values in all`);
+    }
     return or(value.map((item) => this.equals(field, item, at)));
   }
 
