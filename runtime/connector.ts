@@ -6,7 +6,7 @@ import type { ActionDefinition, ConfigField, ConnectorDefinition, EntityDefiniti
 import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
 import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
-import { DEFAULT_HTTP_OPTIONS, internalConfiguredHost, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
+import { DEFAULT_HTTP_OPTIONS, configuredHostRefusal, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
 import { isInternalHost } from './internal-hosts.js';
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
@@ -446,7 +446,7 @@ export class Connector {
     if (this.publicTokenHost && option.type === 'oauth2_refresh') templates.push(option.tokenUrl);
     for (const template of templates) {
       const host = renderedHost(template, this.context);
-      if (host !== undefined && isInternalHost(host)) throw internalConfiguredHost(host);
+      if (host !== undefined && isInternalHost(host)) throw configuredHostRefusal(host);
     }
   }
 

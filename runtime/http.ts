@@ -87,7 +87,7 @@ const INTERNAL_REFUSED =
   "an address of this machine or its private network, which this service is set not to call (UPSTREAM_PRIVATE_ADDRESSES=refuse, or the privateAddresses: 'refuse' option): nothing was sent.";
 
 /** The refusal of a host the connector's configuration writes that is, by itself, an internal address (isInternalHost). */
-export function internalConfiguredHost(hostname: string): PrivateAddressError {
+export function configuredHostRefusal(hostname: string): PrivateAddressError {
   return new PrivateAddressError(`The host ${hostname}, which the connector's configuration gives, is ${INTERNAL_REFUSED}`);
 }
 
@@ -146,7 +146,7 @@ async function sendOnce(request: HttpRequest, options: HttpOptions, publicAddres
 async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
   const { origin, hostname: vendorHost } = new URL(request.url);
   const publicOnly = request.publicAddressesOnly === true;
-  if (publicOnly && isInternalHost(vendorHost)) throw internalConfiguredHost(vendorHost);
+  if (publicOnly && isInternalHost(vendorHost)) throw configuredHostRefusal(vendorHost);
   // Asked only when a redirect leaves the vendor's origin.
   let vendorInternal: boolean | undefined;
   const vendorIsInternal = (): boolean => (vendorInternal ??= !publicOnly && isInternalHost(vendorHost));

@@ -205,7 +205,7 @@ export function assertCheckSucceeded(outcome: CheckOutcome, optionTitle: string)
  * by itself (localhost, a private IP address) is refused as the check would refuse it, and nothing is
  * stored. A name that resolves to such an address is refused at the connector's first call.
  */
-export function assertConfiguredHostsCallable(connector: Connector, optionTitle: string): void {
+export function refuseInternalConfiguredHost(connector: Connector, optionTitle: string): void {
   try {
     connector.assertConfiguredHostsCallable();
   } catch (error) {

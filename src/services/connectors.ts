@@ -19,7 +19,7 @@ import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import { definitionById, definitionByType, detailedSourceTemplate, knownConnectorTypes, summarizedSourceTemplate } from './catalog.js';
 import {
   assertCheckSucceeded,
-  assertConfiguredHostsCallable,
+  refuseInternalConfiguredHost,
   checkResponse,
   checkRunId,
   runCheck,
@@ -196,7 +196,7 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
     assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
     credentials = unsaved.credentialsToStore();
   } else {
-    assertConfiguredHostsCallable(unsavedConnector(ctx, definition, option, credentials, config).connector, option.optionTitle);
+    refuseInternalConfiguredHost(unsavedConnector(ctx, definition, option, credentials, config).connector, option.optionTitle);
   }
   const id = newResourceId();
   const row = await ctx.store.db.transaction().execute(async (trx) => {
@@ -292,7 +292,7 @@ export async function updateConnector(
       // Also when only the config changed: a refresh token the vendor rotated during the check must be kept.
       credentials = unsaved.credentialsToStore();
     } else {
-      assertConfiguredHostsCallable(unsaved.connector, option.optionTitle);
+      refuseInternalConfiguredHost(unsaved.connector, option.optionTitle);
     }
   }
   if (credentials !== undefined && option !== undefined)
