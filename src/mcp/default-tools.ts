@@ -79,7 +79,7 @@ export const CONTEXT_STORE_SEARCH: Tool = {
   name: 'context_store_search',
   title: 'Search synchronized data',
   description:
-    'Searches the records Switchyard has synchronized from a connector (hosted mode): filter mode with query {filter, sort}, or semantic mode with semantic {field, prompt}. Richer than list and no vendor call. Returns data plus meta {has_more, cursor}: pass cursor back for the next page.',
+    'Searches the records Switchyard has synchronized from a connector (hosted mode): filter mode with query {filter, sort}, or semantic mode with semantic {field, prompt}. Richer than list and no vendor call. Returns records, record_count and meta {has_more, cursor}: pass cursor back for the next page.',
   inputSchema: {
     type: 'object',
     required: ['connector', 'entity'],

@@ -60,7 +60,9 @@ export function errorResult(error: unknown): CallToolResult {
   }
   const lines = [error.message];
   for (const issue of error.issues) {
-    lines.push(`- ${issue.field || '(params)'}: ${issue.message} [rule: ${issue.rule}${issue.limit !== undefined ? `; ${describeLimit(issue.limit)}` : ''}]`);
+    // Some messages say where they are already ("query.filter.eq: unknown field ..."): the field is not repeated.
+    const located = issue.field !== '' && issue.message.startsWith(`${issue.field}: `) ? issue.message : `${issue.field || '(params)'}: ${issue.message}`;
+    lines.push(`- ${located} [rule: ${issue.rule}${issue.limit !== undefined ? `; ${describeLimit(issue.limit)}` : ''}]`);
   }
   return {
     isError: true,

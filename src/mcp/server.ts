@@ -8,6 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -195,10 +196,12 @@ export class SwitchyardMcp {
       const binding = (await this.actionBindings()).find((b) => b.tool.name === name);
       if (!binding) {
         const names = (await this.tools()).map((t) => t.name);
-        throw new UnknownOperationError(`No tool "${name}". Tools: ${names.join(', ')}.`);
+        // The MCP spec answers an unknown tool with a protocol error (invalid params), not a tool result.
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${names.join(', ')}.`);
       }
       return await this.callAction(binding, args);
     } catch (error) {
+      if (error instanceof McpError) throw error;
       return errorResult(error);
     }
   }

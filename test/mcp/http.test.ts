@@ -144,6 +144,23 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     expect(badArgs.isError).toBe(true);
     expect(text(badArgs)).toMatch(/- entity: .*rule: required/);
     for (const result of [missing, wrongType, badArgs]) expect(JSON.stringify(result)).not.toContain('intercom-secret-token');
+    // a message that says where it is already is not prefixed with its field again
+    const tooMany = (await client.callTool({
+      name: 'context_store_search',
+      arguments: { connector: connectorId, entity: 'contacts', query: { filter: { eq: { nope: 1 } } }, limit: 100000 },
+    })) as CallToolResult;
+    expect(tooMany.isError).toBe(true);
+    expect(text(tooMany)).toMatch(/^- limit: [^\n]*rule: maximum/m);
+    expect(text(tooMany)).not.toMatch(/- (limit|query\.filter\.eq): \1:/);
+  });
+
+  it('answers an unknown tool with a JSON-RPC invalid-params error naming the tools, as the MCP spec has it', async () => {
+    const client = await connect(tenant.api.token);
+    const refused = await client.callTool({ name: 'zzz', arguments: {} }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: -32602 });
+    expect((refused as Error).message).toContain('Unknown tool: zzz. Tools: list_connectors, describe');
+    // the session goes on
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('exposes per-action tools on request with hints from the manifest, and honours an allow-list', async () => {
