@@ -54,6 +54,9 @@ export {
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from '../src/errors.js';
+// ResourceNotFoundError is the runtime's NotFoundError (a missing resource of the service, or a vendor's 404 on
+// execute, whose upstreamStatus is set): exported under both names.
+export { NotFoundError } from '../runtime/errors.js';
 export type {
   ConnectorListItem,
   ConnectorView,
@@ -155,6 +158,14 @@ export interface ListWorkspacesQuery {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** Why a request did not reach the service: fetch says "fetch failed", the reason (ECONNREFUSED, a DNS failure) is its cause's. */
+function unreachableReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (cause instanceof Error && cause.message !== '') return `${error.message} (${cause.message})`;
+  return error.message;
+}
+
 export class SwitchyardClient {
   readonly baseUrl: string;
   private readonly tokens: TokenCache | undefined;
@@ -236,8 +247,7 @@ export class SwitchyardClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new InternalError(`Cannot reach Switchyard at ${this.baseUrl}: ${reason}.`, { cause: error });
+      throw new InternalError(`Cannot reach Switchyard at ${this.baseUrl}: ${unreachableReason(error)}.`, { cause: error });
     }
     const text = await response.text();
     let body: unknown = null;

@@ -17,13 +17,13 @@ import { REPO_ROOT } from '../support/spawn-service.js';
 const run = promisify(execFile);
 const PACKAGE_DIR = path.join(REPO_ROOT, 'packages', 'switchyard');
 
-/** The ```ts blocks of the "## Library mode" section of README.md, in order. */
-function readmeLibraryExamples(): string[] {
+/** The ```ts blocks of a section of README.md (its heading's start), in order. */
+function readmeExamples(heading: string): string[] {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Library mode');
+  const start = readme.indexOf(heading);
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((found) => found[1] as string);
-  if (blocks.length === 0) throw new Error('no ts block in the Library mode section of README.md');
+  if (blocks.length === 0) throw new Error(`no ts block in the ${heading} section of README.md`);
   return blocks;
 }
 
@@ -49,11 +49,15 @@ const issue = await jira.execute('issues', 'get', { issueIdOrKey: 'ABC-1' });
 const key: string | null = issue.data.key;
 const invalid = await client.execute(created.id, { entity: 'issues', action: 'get', params: {} }).catch((error: unknown) => error);
 const missing = await client.connectors.get('0190a5a4-0000-7000-8000-000000000000').catch((error: unknown) => error);
+const unreachable = await new SwitchyardClient({ baseUrl: process.env.CLOSED_URL ?? '', token: 'x' }).connectors
+  .list()
+  .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
 console.log(
   JSON.stringify({
     key,
     invalid: invalid instanceof ValidationError ? 'ValidationError' : String(invalid),
     missing: missing instanceof ResourceNotFoundError ? 'ResourceNotFoundError' : String(missing),
+    unreachable,
   }),
 );
 `;
@@ -118,11 +122,12 @@ describe('the library package', { timeout: 900_000 }, () => {
 
     // The first example runs; every one compiles under --strict.
     const examples = [
-      ...readmeLibraryExamples().map((code, i) => ({ file: i === 0 ? 'example.ts' : `example-${i + 1}.ts`, code })),
+      ...readmeExamples('## Library mode').map((code, i) => ({ file: i === 0 ? 'example.ts' : `example-${i + 1}.ts`, code })),
+      ...readmeExamples('## TypeScript client').map((code, i) => ({ file: `client-readme-${i + 1}.ts`, code })),
       { file: 'client-example.ts', code: CLIENT_EXAMPLE },
     ];
     for (const { file, code } of examples) writeFileSync(path.join(project, file), code.includes('import ') ? code : `export {};\n${code}`);
-    expect(examples.length).toBeGreaterThanOrEqual(3);
+    expect(examples.length).toBeGreaterThanOrEqual(4);
     writeFileSync(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -173,12 +178,29 @@ describe('the library package', { timeout: 900_000 }, () => {
     const service = await startTestService('pglite', { upstreamBaseUrls: { jira: jiraUrl } });
     try {
       const tenant = await createTenant(service);
+      // a port nothing listens on any more
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+      await new Promise((resolve) => closed.close(resolve));
       const client = await run(process.execPath, [path.join(project, 'out', 'client-example.js')], {
         cwd: project,
-        env: { PATH: process.env.PATH ?? '', SWITCHYARD_URL: service.url, CLIENT_ID: tenant.clientId, CLIENT_SECRET: tenant.clientSecret },
+        env: {
+          PATH: process.env.PATH ?? '',
+          SWITCHYARD_URL: service.url,
+          CLIENT_ID: tenant.clientId,
+          CLIENT_SECRET: tenant.clientSecret,
+          CLOSED_URL: closedUrl,
+        },
       });
       expect(client.stderr).toBe('');
-      expect(JSON.parse(client.stdout)).toEqual({ key: 'ABC-1', invalid: 'ValidationError', missing: 'ResourceNotFoundError' });
+      expect(JSON.parse(client.stdout)).toEqual({
+        key: 'ABC-1',
+        invalid: 'ValidationError',
+        missing: 'ResourceNotFoundError',
+        // the reason fetch keeps in its cause is in the message
+        unreachable: expect.stringMatching(/^Cannot reach Switchyard at http:\/\/127\.0\.0\.1:\d+: fetch failed \(.*ECONNREFUSED.*\)\.$/),
+      });
       expect(seen).toContain(`GET /rest/api/3/issue/ABC-1 Basic ${Buffer.from('me@acme.com:jira-token-0001').toString('base64')}`);
     } finally {
       await service.close();
