@@ -36,7 +36,8 @@ export const SERVICE_ERRORS = {
   invalid_semantic_field: { status: 400, meaning: 'Semantic search on a field the entity does not index by meaning.' },
   invalid_character: {
     status: 400,
-    meaning: 'A NUL anywhere in the input, or a control character in a name or a path or query value; errors[] names the field.',
+    meaning:
+      'A NUL anywhere in the input, an unpaired surrogate in the body, or a control character in a name or a path or query value; errors[] names the field.',
   },
   malformed_url: { status: 400, meaning: 'The request path is not valid percent-encoded UTF-8.' },
   path_too_long: { status: 400, meaning: 'A path segment is over 1,000 characters.' },
