@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ActionDefinition, ConnectorDefinition, JsonObject } from '../definition.js';
 import { ValidationError } from '../errors.js';
-import { paramsSchema } from '../params-schema.js';
+import { callerParamsSchema } from '../params-schema.js';
 
 /** The MCP tool annotations (hints) of one tool. */
 export interface ToolHints {
@@ -99,7 +99,7 @@ export function actionTools(definition: ConnectorDefinition, selection?: ActionS
         entity: entity.name,
         action: action.name,
         description: describeAction(definition, entity.name, action),
-        inputSchema: paramsSchema(action),
+        inputSchema: callerParamsSchema(action),
         annotations: actionHints(definition, entity.name, action),
       });
     }

@@ -20,7 +20,7 @@ import {
 import { HostedOnlyError, UnknownOperationError, ValidationError } from '../../runtime/errors.js';
 import { connectorModules, loadSkillDocs, type ConnectorDefinition, type SkillDocs } from '../../runtime/index.js';
 import { ActionIndex, actionHints, actionTools, checkSelection, selects, type ActionSelection, type ActionToolSpec } from '../../runtime/mcp/index.js';
-import { paramsSchema } from '../../runtime/params-schema.js';
+import { callerParamsSchema } from '../../runtime/params-schema.js';
 import { issuesFromValidator } from '../../runtime/validation.js';
 import type { McpBackend, McpConnector } from './backend.js';
 import { CONTEXT_STORE_SEARCH, DESCRIBE, EXECUTE, LIST_CONNECTORS, READ_DOCS, SEARCH_ACTIONS } from './default-tools.js';
@@ -338,7 +338,7 @@ export class SwitchyardMcp {
       entity: entity.name,
       action: action.name,
       description: action.description ?? null,
-      params_schema: paramsSchema(action),
+      params_schema: callerParamsSchema(action),
       ...(action.atLeastOneOf && { at_least_one_of: action.atLeastOneOf }),
       ...(action.atMostOneOf && { at_most_one_of: action.atMostOneOf }),
       result: action.result === 'many' ? 'a list of records' : 'one record',

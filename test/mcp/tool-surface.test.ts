@@ -11,6 +11,7 @@ import { connectorModules } from '../../runtime/index.js';
 import { validatorName } from '../../runtime/connector.js';
 import { actionTools } from '../../runtime/mcp/index.js';
 import { paramsSchema } from '../../runtime/params-schema.js';
+import { limitPlan } from '../../runtime/params.js';
 import type { McpBackend, McpConnector } from '../../src/mcp/backend.js';
 import { SwitchyardMcp } from '../../src/mcp/server.js';
 
@@ -66,7 +67,13 @@ describe('MCP tool surface from the manifests', () => {
         names.add(tool.name);
         const action = definition.entities[tool.entity]?.actions[tool.action];
         if (!action) throw new Error(tool.name);
-        expect(tool.inputSchema).toEqual(paramsSchema(action));
+        // the validators' schema, with the universal limit of a list that declares none
+        const { limit, ...declared } = (tool.inputSchema as { properties: Record<string, unknown> }).properties;
+        if (limitPlan(action) === undefined) expect(tool.inputSchema).toEqual(paramsSchema(action));
+        else {
+          expect(limit, tool.name).toMatchObject({ type: 'integer', minimum: 1 });
+          expect({ ...tool.inputSchema, properties: declared }).toEqual(paramsSchema(action));
+        }
         expect(validators[validatorName(tool.entity, tool.action)], tool.name).toBeTypeOf('function');
         expect(tool.annotations).toMatchObject({ readOnlyHint: action.readOnly, idempotentHint: action.readOnly || action.idempotent, openWorldHint: true });
         expect(tool.annotations.destructiveHint).toBe(!action.readOnly && action.destructive);
@@ -98,6 +105,22 @@ describe('MCP tool surface from the manifests', () => {
   ])('search_actions: "%s" ranks %s %s first', async (need, type, entity) => {
     const result = json(await client.callTool({ name: 'search_actions', arguments: { need } }));
     expect((result.matches as Array<Record<string, unknown>>)[0]).toMatchObject({ connector_type: type, entity });
+  });
+
+  it("publishes a list's universal limit with its params, as execute takes it", async () => {
+    const described = json(await client.callTool({ name: 'describe', arguments: { connector: 'harvest', entity: 'users', action: 'list' } }));
+    const schema = described.params_schema as { properties: Record<string, Record<string, unknown>>; additionalProperties: boolean };
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.limit).toEqual({
+      type: 'integer',
+      minimum: 1,
+      description: expect.stringMatching(/^The most records to return: sent as per_page/),
+    });
+    const tool = actionTools(connectorModules.harvest!.definition).find((t) => t.name === 'harvest__users__list');
+    expect(tool?.inputSchema).toEqual(described.params_schema);
+    // a single record's action has none
+    const one = json(await client.callTool({ name: 'describe', arguments: { connector: 'harvest', entity: 'users', action: 'get' } }));
+    expect((one.params_schema as { properties: Record<string, unknown> }).properties.limit).toBeUndefined();
   });
 
   it('describes an action with its exact params schema and hints', async () => {
