@@ -46,9 +46,9 @@ export const MAX_FUZZY_WORDS = 16;
 export const MAX_FILTER_FUZZY_WORDS = 64;
 export const MAX_TEXT_LENGTH = 1000;
 /**
- * Comparisons (a field of an operator) in a whole filter. Each is a condition the database plans: PostgreSQL's
- * planner weighs combinations of the indexable ones, so 500 equalities ANDed took 7 s to plan and 1000 took 28 s,
- * while one `in` of 1000 values (one comparison) takes milliseconds.
+ * Comparisons (a field of an operator) in a whole filter. Each is a condition the database plans, and PostgreSQL's
+ * planner weighs combinations of the indexable ones: on a store of 320 records, 500 equalities ANDed took 7 s and
+ * 1000 took 28 s, while one `in` of 1000 values (one comparison) took 0.2 s.
  */
 export const MAX_FILTER_COMPARISONS = 200;
 /** Levels of nesting of a comparison value (an object or array compared whole). */
