@@ -96,11 +96,13 @@ async function startBehind(starting: StartingPort, settings: ServiceConfig, opti
   // On PostgreSQL, the lock that tells `switchyard admin rotate-key` a service runs on the database, taken before the
   // key check: a rotation under way holds it, so the start waits and then opens the rotated check.
   let presence: ServicePresence | undefined;
+  // A plain line until the service's JSON log exists, then a line of that log (where a log shipper looks).
+  let reportLostLock = (error: Error): void => {
+    process.stderr.write(`Lost the connection that holds the service lock (${error.message}); taking it again.\n`);
+  };
   try {
     if (config.databaseUrl !== undefined) {
-      presence = await holdServicePresence(config.databaseUrl, (error) =>
-        process.stderr.write(`Lost the connection that holds the service lock (${error.message}); taking it again.\n`),
-      );
+      presence = await holdServicePresence(config.databaseUrl, (error) => reportLostLock(error));
     }
     await verifyKeyCheck(store.db, keyring);
   } catch (error) {
@@ -124,6 +126,8 @@ async function startBehind(starting: StartingPort, settings: ServiceConfig, opti
   if (presence !== undefined) {
     const held = presence;
     service.adopt(() => held.release());
+    const { log } = service.ctx;
+    reportLostLock = (error) => log.warn({ reason: error.message }, 'Lost the connection that holds the service lock; taking it again');
   }
   let app: FastifyInstance;
   let url: string;

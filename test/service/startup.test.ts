@@ -214,6 +214,24 @@ describe.skipIf(!postgresUrl)('npm start with DATABASE_URL', { timeout: 120_000 
       expect(tables.rows.map((row) => row.table_name)).toEqual(
         expect.arrayContaining(['organizations', 'api_clients', 'workspaces', 'connectors', 'schema_migrations']),
       );
+      // The connection holding the service lock, ended as an outage ends it: a line of the JSON log says so.
+      const killer = new pg.Client({ connectionString: databaseUrl });
+      await killer.connect();
+      const ended = await killer.query(`
+        SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND classid = 0 AND objid = 727100002 AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+      await killer.end();
+      expect(ended.rowCount).toBe(1);
+      const deadline = Date.now() + 10_000;
+      while (!service.logs.some((line) => line.msg === 'Lost the connection that holds the service lock; taking it again') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(service.logs.find((line) => line.msg === 'Lost the connection that holds the service lock; taking it again')).toMatchObject({
+        level: 40,
+        reason: expect.stringContaining('terminating connection'),
+      });
+      expect(service.stderr()).not.toContain('Lost the connection');
       // Two services may share one PostgreSQL: no lock.
       const second = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
       expect(second.ready).toMatchObject({ store: 'postgres' });
