@@ -197,9 +197,8 @@ export class Connector {
       .map(([name]) => name.toLowerCase());
     this.redact = redactor(() => this.authenticator.secrets());
     // The OAuth token URL is checked as the base URL is: a host the configuration writes (Sentry's) gets the client secret.
-    const publicTokenHost =
+    this.publicTokenHost =
       option.type === 'oauth2_refresh' && guardsConfiguredHost(options.privateAddresses, option.tokenUrl, options.oauthServerUrl !== undefined);
-    this.publicTokenHost = publicTokenHost;
     this.authenticator = new Authenticator(
       option,
       this.context,
@@ -208,7 +207,7 @@ export class Connector {
       options.onTokenRefresh,
       options.tokenRefreshLock,
       options.oauthServerUrl,
-      publicTokenHost,
+      this.publicTokenHost,
     );
   }
 

@@ -153,11 +153,34 @@ function valueProblem(value: unknown): { rule: string; message: string } | undef
   return undefined;
 }
 
+/** A count a whole filter may not exceed: over it, the problem is told once, where it overflows. */
+class FilterLimit {
+  private used = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly message: string,
+  ) {}
+
+  /** Adds `count`; whether the filter is still within the limit (`report` is told the problem the first time it is not). */
+  take(count: number, report: (message: string) => void): boolean {
+    const before = this.used;
+    this.used += count;
+    if (this.used <= this.max) return true;
+    if (before <= this.max) report(this.message);
+    return false;
+  }
+}
+
 class FilterCompiler {
   private elementAliases = 0;
   private readonly fuzzyWords = new Set<string>();
-  private comparisonsCounted = 0;
-  private inValuesCounted = 0;
+  private readonly fuzzyWordLimit = new FilterLimit(MAX_FILTER_FUZZY_WORDS, `a filter takes at most ${MAX_FILTER_FUZZY_WORDS} distinct fuzzy words in all`);
+  private readonly comparisonLimit = new FilterLimit(
+    MAX_FILTER_COMPARISONS,
+    `a filter makes at most ${MAX_FILTER_COMPARISONS} comparisons in all (each field of an operator is one)`,
+  );
+  private readonly inValueLimit = new FilterLimit(MAX_FILTER_IN_VALUES, `the in operators of a filter take at most ${MAX_FILTER_IN_VALUES} values in all`);
 
   constructor(
     private readonly entity: EntityDefinition,
@@ -250,19 +273,10 @@ class FilterCompiler {
         parts.push(this.problem(at, problem.rule, `the value for '${name}' ${problem.message}`));
         continue;
       }
-      if (!this.countComparison(at)) continue;
+      if (!this.comparisonLimit.take(1, (message) => this.problem(at, 'too_many', message))) continue;
       parts.push(this.comparison(operator, field, value, at));
     }
     return and(parts);
-  }
-
-  /** Counts a comparison toward MAX_FILTER_COMPARISONS; false once over it (told once, where it overflows). */
-  private countComparison(at: string): boolean {
-    this.comparisonsCounted += 1;
-    if (this.comparisonsCounted <= MAX_FILTER_COMPARISONS) return true;
-    if (this.comparisonsCounted === MAX_FILTER_COMPARISONS + 1)
-      this.problem(at, 'too_many', `a filter makes at most ${MAX_FILTER_COMPARISONS} comparisons in all (each field of an operator is one)`);
-    return false;
   }
 
   private comparison(operator: ComparisonOperator, field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
@@ -437,12 +451,7 @@ class FilterCompiler {
       );
     }
     if (value.length > MAX_IN_VALUES) return this.problem(at, 'too_many', `in on '${field.name}' takes at most ${MAX_IN_VALUES} values`);
-    const before = this.inValuesCounted;
-    this.inValuesCounted += value.length;
-    if (this.inValuesCounted > MAX_FILTER_IN_VALUES) {
-      if (before > MAX_FILTER_IN_VALUES) return sql<boolean>`false`;
-      return this.problem(at, 'too_many', `the in operators of a filter take at most ${MAX_FILTER_IN_VALUES} values in all`);
-    }
+    if (!this.inValueLimit.take(value.length, (message) => this.problem(at, 'too_many', message))) return sql<boolean>`false`;
     return or(value.map((item) => this.equals(field, item, at)));
   }
 
@@ -552,13 +561,10 @@ class FilterCompiler {
     const words = wordsOf(text);
     if (words.length === 0) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
     if (words.length > MAX_FUZZY_WORDS) return this.problem(at, 'too_many', `fuzzy on '${field.name}' takes at most ${MAX_FUZZY_WORDS} words`);
-    // each distinct word is looked up in the entity's words before the search runs; told once, where it overflows
-    const before = this.fuzzyWords.size;
-    for (const word of words) this.fuzzyWords.add(word);
-    if (this.fuzzyWords.size > MAX_FILTER_FUZZY_WORDS) {
-      if (before > MAX_FILTER_FUZZY_WORDS) return sql<boolean>`false`;
-      return this.problem(at, 'too_many', `a filter takes at most ${MAX_FILTER_FUZZY_WORDS} distinct fuzzy words in all`);
-    }
+    // each distinct word is looked up in the entity's words before the search runs
+    const fresh = words.filter((word) => !this.fuzzyWords.has(word));
+    for (const word of fresh) this.fuzzyWords.add(word);
+    if (!this.fuzzyWordLimit.take(fresh.length, (message) => this.problem(at, 'too_many', message))) return sql<boolean>`false`;
     const isString = sql<boolean>`jsonb_typeof(${jsonAt(field.scope, field.segments)}) = 'string'`;
     return and(words.map((word) => this.wholeWords(field, isString, this.typos(word))));
   }

@@ -263,8 +263,7 @@ export class SyncService {
   private readonly vendors = new Map<string, Promise<void>>();
   private readonly workerIds = new Map<string, string[]>();
   private readonly runs = new Set<Promise<unknown>>();
-  /** Connector id -> the attempt this process runs of the connector's job (its job id and an attempt id of its own). */
-  /** The attempt of each sync job this process runs, by connector id. */
+  /** Connector id -> the attempt id (its own, not the job's) of the connector's sync job this process runs. */
   private readonly running = new Map<string, string>();
   private readonly listeners = new Map<string, Set<(progress: SyncProgress) => void>>();
   /** Enqueues in progress per connector: requests of this process read the queue and add to it one at a time. */
